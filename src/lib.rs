@@ -1,0 +1,3 @@
+//! Sannin: the reference server for sannin shogi.
+
+pub mod rules;
