@@ -94,7 +94,10 @@ impl Position {
         self.alliance = Some(alliance);
         self.castling = PlayerSet::EMPTY;
         self.promote_king(alliance.third());
-        log.push(Event::AllianceFormed { alliance, automatic });
+        log.push(Event::AllianceFormed {
+            alliance,
+            automatic,
+        });
     }
 
     /// R28 after the players in `gone` left the game. Returns true if the game ended.
@@ -144,7 +147,11 @@ impl Position {
                 Elimination::NoLegalMove
             };
             self.remove_player(next);
-            log.push(Event::Eliminated { player: next, reason, by: mater });
+            log.push(Event::Eliminated {
+                player: next,
+                reason,
+                by: mater,
+            });
             let mut gone = PlayerSet::EMPTY;
             gone.insert(next);
             if self.after_eliminations(gone, log) {
@@ -227,7 +234,10 @@ impl Position {
             mater = if (checkers & self.pieces_of(x)).any() {
                 x
             } else {
-                PlayerSet(others(y).0 & !x.bit()).iter().next().expect("a third player")
+                PlayerSet(others(y).0 & !x.bit())
+                    .iter()
+                    .next()
+                    .expect("a third player")
             };
             log.push(Event::Eliminated {
                 player: y,
@@ -273,10 +283,19 @@ impl Position {
     }
 
     /// Eliminates a player that resigned or ran out of time (R35, R28, then R30).
-    pub(crate) fn apply_elimination(&mut self, p: Player, reason: Elimination, log: &mut impl EventLog) {
+    pub(crate) fn apply_elimination(
+        &mut self,
+        p: Player,
+        reason: Elimination,
+        log: &mut impl EventLog,
+    ) {
         let was_to_move = self.to_move == Some(p);
         self.remove_player(p);
-        log.push(Event::Eliminated { player: p, reason, by: None });
+        log.push(Event::Eliminated {
+            player: p,
+            reason,
+            by: None,
+        });
         let mut gone = PlayerSet::EMPTY;
         gone.insert(p);
         if self.after_eliminations(gone, log) {

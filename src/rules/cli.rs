@@ -1,6 +1,9 @@
 //! `sannin rules …`: the rules engine from a shell.
 
-use super::{perft, perft_divide, Alliance, Game, Illumination, Move, Options, Outcome, Position, StuckPiece, WinReason, START};
+use super::{
+    perft, perft_divide, Alliance, Game, Illumination, Move, Options, Outcome, Position,
+    StuckPiece, WinReason, START,
+};
 use super::{Action, Event};
 use clap::{Args, Subcommand};
 use std::io::{BufRead, Write};
@@ -61,7 +64,9 @@ fn options(o: &RuleOpts) -> Result<Options, String> {
 fn position(o: &RuleOpts) -> Result<Position, String> {
     let opts = options(o)?;
     let s = o.pos.as_deref().unwrap_or(START);
-    Position::parse(s).map(|p| p.with_options(opts)).map_err(|e| e.to_string())
+    Position::parse(s)
+        .map(|p| p.with_options(opts))
+        .map_err(|e| e.to_string())
 }
 
 fn sorted_moves(pos: &Position) -> Vec<String> {
@@ -86,10 +91,17 @@ fn run_inner(cmd: RulesCommand) -> Result<ExitCode, String> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let w = |e: std::io::Error| e.to_string();
     match cmd {
-        RulesCommand::Perft { depth, divide, opts } => {
+        RulesCommand::Perft {
+            depth,
+            divide,
+            opts,
+        } => {
             let pos = position(&opts)?;
             if divide {
-                let mut rows: Vec<(String, u64)> = perft_divide(&pos, depth).into_iter().map(|(m, n)| (m.to_string(), n)).collect();
+                let mut rows: Vec<(String, u64)> = perft_divide(&pos, depth)
+                    .into_iter()
+                    .map(|(m, n)| (m.to_string(), n))
+                    .collect();
                 rows.sort();
                 let mut total = 0;
                 for (m, n) in rows {
@@ -109,13 +121,16 @@ fn run_inner(cmd: RulesCommand) -> Result<ExitCode, String> {
         }
         RulesCommand::Legal { batch: true, opts } => {
             if opts.pos.is_some() {
-                return Err("--batch reads positions from standard input; --pos cannot be given too".into());
+                return Err(
+                    "--batch reads positions from standard input; --pos cannot be given too".into(),
+                );
             }
             let o = options(&opts)?;
             for line in std::io::stdin().lock().lines() {
                 let line = line.map_err(w)?;
                 match Position::parse(line.trim_end_matches('\r')) {
-                    Ok(p) => writeln!(out, "{}", sorted_moves(&p.with_options(o)).join(" ")).map_err(w)?,
+                    Ok(p) => writeln!(out, "{}", sorted_moves(&p.with_options(o)).join(" "))
+                        .map_err(w)?,
                     Err(e) => writeln!(out, "error: {e}").map_err(w)?,
                 }
             }
@@ -124,7 +139,9 @@ fn run_inner(cmd: RulesCommand) -> Result<ExitCode, String> {
             let mut game = Game::new(position(&opts)?);
             for token in &moves {
                 let action = if let Some(a) = token.strip_prefix("ally:") {
-                    Action::Alliance(Alliance::parse(a).ok_or_else(|| format!("`{token}`: an alliance is written ally:fm, ally:fl or ally:ml"))?)
+                    Action::Alliance(Alliance::parse(a).ok_or_else(|| {
+                        format!("`{token}`: an alliance is written ally:fm, ally:fl or ally:ml")
+                    })?)
                 } else {
                     Action::Move(Move::parse(token).map_err(|e| format!("`{token}`: {e}"))?)
                 };
@@ -152,9 +169,16 @@ fn run_inner(cmd: RulesCommand) -> Result<ExitCode, String> {
 
 fn describe(ev: &Event) -> String {
     match ev {
-        Event::AllianceFormed { alliance, automatic } => format!(
+        Event::AllianceFormed {
+            alliance,
+            automatic,
+        } => format!(
             "alliance {alliance} formed{}",
-            if *automatic { " automatically (R29a)" } else { "" }
+            if *automatic {
+                " automatically (R29a)"
+            } else {
+                ""
+            }
         ),
         Event::Eliminated { player, reason, by } => match by {
             Some(b) => format!("{player} eliminated ({}) by {b}", reason.code()),
@@ -167,11 +191,14 @@ fn describe(ev: &Event) -> String {
 
 fn outcome(o: &Outcome) -> String {
     match o {
-        Outcome::Win(p, r) => format!("{p} wins ({})", match r {
-            WinReason::Garden => "garden",
-            WinReason::LastPlayerStanding => "last player standing",
-            WinReason::AllyEliminated => "an ally against it was eliminated",
-        }),
+        Outcome::Win(p, r) => format!(
+            "{p} wins ({})",
+            match r {
+                WinReason::Garden => "garden",
+                WinReason::LastPlayerStanding => "last player standing",
+                WinReason::AllyEliminated => "an ally against it was eliminated",
+            }
+        ),
         Outcome::Draw(set) => format!("draw among {}", set.letters()),
     }
 }

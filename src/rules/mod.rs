@@ -114,7 +114,9 @@ impl Position {
             return Err(Illegal::new(IllegalKind::GameOver, "the game is over"));
         }
         if let Some(a) = self.alliance {
-            return no(format!("an alliance already exists ({a}); there is only one per game"));
+            return no(format!(
+                "an alliance already exists ({a}); there is only one per game"
+            ));
         }
         if self.living().len() < 3 {
             return no("alliances are formed only while all three players are in the game".into());
@@ -126,12 +128,19 @@ impl Position {
     }
 
     /// A player resigns (R35) or runs out of time: it is eliminated (R28, R30).
-    pub fn eliminate(&self, player: Player, reason: Elimination) -> Result<(Position, Vec<Event>), Illegal> {
+    pub fn eliminate(
+        &self,
+        player: Player,
+        reason: Elimination,
+    ) -> Result<(Position, Vec<Event>), Illegal> {
         if self.is_over() {
             return Err(Illegal::new(IllegalKind::GameOver, "the game is over"));
         }
         if !self.is_alive(player) {
-            return Err(Illegal::new(IllegalKind::NotPlaying, format!("{player} is no longer in the game")));
+            return Err(Illegal::new(
+                IllegalKind::NotPlaying,
+                format!("{player} is no longer in the game"),
+            ));
         }
         let mut next = *self;
         let mut events = Vec::new();

@@ -6,6 +6,7 @@
 //! With an alliance (R23b: the mover must not check its ally) and for illuminations each
 //! candidate is played on a copy and tested.
 
+use super::bitboard::Bitboard;
 use super::cell::Cell;
 use super::moves::{Move, Targets};
 use super::options::{Illumination, StuckPiece};
@@ -13,7 +14,6 @@ use super::piece::{Kind, Piece};
 use super::player::{Player, PlayerSet};
 use super::position::{others, Position};
 use super::tables::{attacks, between, first_blocker, FAR_EDGE, RAYS, SLIDES, TERRITORY};
-use super::bitboard::Bitboard;
 
 /// Receives generated moves, possibly as whole destination sets.
 pub(crate) trait Sink {
@@ -78,10 +78,18 @@ impl<F: FnMut(Move)> Sink for Each<F> {
     #[inline]
     fn board(&mut self, from: Cell, plain: u128, promo: u128) {
         for to in Bitboard(plain) {
-            (self.0)(Move::Board { from, to, promote: false });
+            (self.0)(Move::Board {
+                from,
+                to,
+                promote: false,
+            });
         }
         for to in Bitboard(promo) {
-            (self.0)(Move::Board { from, to, promote: true });
+            (self.0)(Move::Board {
+                from,
+                to,
+                promote: true,
+            });
         }
     }
     #[inline]
@@ -101,7 +109,9 @@ impl<F: FnMut(Move)> Sink for Each<F> {
 pub(crate) fn make_raw(pos: &mut Position, us: Player, mv: Move) {
     match mv {
         Move::Board { from, to, promote } => {
-            let Some(mut piece) = pos.take(from) else { return };
+            let Some(mut piece) = pos.take(from) else {
+                return;
+            };
             if let Some(captured) = pos.take(to) {
                 pos.hands[us.index()][captured.kind.hand_index()] += 1;
             }
@@ -179,7 +189,11 @@ fn promotions(pos: &Position, us: Player, kind: Kind, from: Cell, dests: u128) -
         return (dests, 0);
     }
     let zone = pos.zone(us, kind != Kind::King);
-    let mut promo = if zone >> from.index() & 1 != 0 { dests } else { dests & zone };
+    let mut promo = if zone >> from.index() & 1 != 0 {
+        dests
+    } else {
+        dests & zone
+    };
     let mut plain = dests;
     if matches!(kind, Kind::Pawn | Kind::Lance) && pos.options.stuck_piece == StuckPiece::Promote {
         let forced = dests & FAR_EDGE[us.index()].0;
@@ -206,11 +220,15 @@ pub(crate) fn generate<S: Sink>(pos: &Position, us: Player, sink: &mut S) {
     let mut pin_lines = [0u128; 12];
     if !careful {
         for (d, line) in pin_lines.iter_mut().enumerate() {
-            let Some(b1) = first_blocker(d, ksq.index(), occ) else { continue };
+            let Some(b1) = first_blocker(d, ksq.index(), occ) else {
+                continue;
+            };
             if own >> b1 & 1 == 0 {
                 continue;
             }
-            let Some(b2) = first_blocker(d, b1, occ) else { continue };
+            let Some(b2) = first_blocker(d, b1, occ) else {
+                continue;
+            };
             let code = pos.board[b2];
             if own >> b2 & 1 == 0 && SLIDES[code as usize] & (1 << ((d + 6) % 12)) != 0 {
                 pinned |= 1u128 << b1;
@@ -234,7 +252,11 @@ pub(crate) fn generate<S: Sink>(pos: &Position, us: Player, sink: &mut S) {
             let piece = Piece::from_code(pos.board[from.index()]);
             let mut dests = attacks(piece, from, occ) & !own & !kings & target;
             if pinned >> from.index() & 1 != 0 {
-                let line = pin_lines.iter().find(|l| *l >> from.index() & 1 != 0).copied().unwrap_or(0);
+                let line = pin_lines
+                    .iter()
+                    .find(|l| *l >> from.index() & 1 != 0)
+                    .copied()
+                    .unwrap_or(0);
                 dests &= line;
             }
             if dests == 0 {
@@ -243,13 +265,21 @@ pub(crate) fn generate<S: Sink>(pos: &Position, us: Player, sink: &mut S) {
             let (plain, promo) = promotions(pos, us, piece.kind, from, dests);
             if careful {
                 for to in Bitboard(plain) {
-                    let mv = Move::Board { from, to, promote: false };
+                    let mv = Move::Board {
+                        from,
+                        to,
+                        promote: false,
+                    };
                     if legal_after(pos, us, mv) {
                         sink.one(mv);
                     }
                 }
                 for to in Bitboard(promo) {
-                    let mv = Move::Board { from, to, promote: true };
+                    let mv = Move::Board {
+                        from,
+                        to,
+                        promote: true,
+                    };
                     if legal_after(pos, us, mv) {
                         sink.one(mv);
                     }
@@ -273,7 +303,11 @@ pub(crate) fn generate<S: Sink>(pos: &Position, us: Player, sink: &mut S) {
     let (plain, promo) = promotions(pos, us, king.kind, ksq, dests);
     for (set, promote) in [(plain, false), (promo, true)] {
         for to in Bitboard(set) {
-            let mv = Move::Board { from: ksq, to, promote };
+            let mv = Move::Board {
+                from: ksq,
+                to,
+                promote,
+            };
             let ok = if careful {
                 legal_after(pos, us, mv)
             } else {

@@ -96,10 +96,7 @@ impl Move {
                 None => {
                     return err(
                         0,
-                        format!(
-                            "`{}` is not a piece letter (R B G S N L P)",
-                            b[0] as char
-                        ),
+                        format!("`{}` is not a piece letter (R B G S N L P)", b[0] as char),
                     )
                 }
             };
@@ -123,13 +120,18 @@ impl Move {
                     match b.get(e) {
                         None => break,
                         Some(b',') => pos = e + 1,
-                        Some(_) => return err(e, "expected `,` between illumination targets".into()),
+                        Some(_) => {
+                            return err(e, "expected `,` between illumination targets".into())
+                        }
                     }
                 }
                 let Some(targets) = Targets::from_bitboard(bb) else {
                     return err(end, "at most twelve illumination targets".into());
                 };
-                Ok(Move::Illuminate { king: from, targets })
+                Ok(Move::Illuminate {
+                    king: from,
+                    targets,
+                })
             }
             Some(_) => {
                 let (to, e) = read_cell(s, end)?;
@@ -139,11 +141,17 @@ impl Move {
                     _ => return err(e, "only `+` (promote) may follow the destination".into()),
                 };
                 if from == to {
-                    return err(end, "the destination is the cell the piece stands on".into());
+                    return err(
+                        end,
+                        "the destination is the cell the piece stands on".into(),
+                    );
                 }
                 Ok(Move::Board { from, to, promote })
             }
-            None => err(end, "a destination cell, `!` (illumination) is missing".into()),
+            None => err(
+                end,
+                "a destination cell, `!` (illumination) is missing".into(),
+            ),
         }
     }
 }

@@ -58,7 +58,9 @@ impl FromStr for StuckPiece {
         match s {
             "promote" => Ok(StuckPiece::Promote),
             "stay" => Ok(StuckPiece::Stay),
-            _ => Err(format!("stuck_piece must be `promote` or `stay`, not `{s}`")),
+            _ => Err(format!(
+                "stuck_piece must be `promote` or `stay`, not `{s}`"
+            )),
         }
     }
 }
@@ -69,7 +71,9 @@ impl FromStr for Illumination {
         match s {
             "selective" => Ok(Illumination::Selective),
             "all" => Ok(Illumination::All),
-            _ => Err(format!("illumination must be `selective` or `all`, not `{s}`")),
+            _ => Err(format!(
+                "illumination must be `selective` or `all`, not `{s}`"
+            )),
         }
     }
 }

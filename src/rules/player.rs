@@ -173,7 +173,9 @@ impl Alliance {
     /// The ally of `p`, if `p` is allied.
     pub fn ally_of(self, p: Player) -> Option<Player> {
         if self.contains(p) {
-            Some(Player::from_index((self.0 .0 & !p.bit()).trailing_zeros() as usize))
+            Some(Player::from_index(
+                (self.0 .0 & !p.bit()).trailing_zeros() as usize
+            ))
         } else {
             None
         }

@@ -236,7 +236,13 @@ impl Position {
             if let Some(piece) = self.piece_at(k) {
                 if piece.kind == Kind::King {
                     self.take(k);
-                    self.put(k, Piece { kind: Kind::PKing, owner: p });
+                    self.put(
+                        k,
+                        Piece {
+                            kind: Kind::PKing,
+                            owner: p,
+                        },
+                    );
                 }
             }
         }
@@ -252,9 +258,12 @@ impl Position {
         for p in by.iter() {
             let mine = self.by_player[p.index()];
             let rev = &REV_STEPS[p.index()];
-            out |= rev[tables::ORTHO][s] & (k[Kind::King.index()] | k[Kind::PBishop.index()]) & mine;
+            out |=
+                rev[tables::ORTHO][s] & (k[Kind::King.index()] | k[Kind::PBishop.index()]) & mine;
             out |= rev[tables::GOLD][s] & (k[Kind::Gold.index()] | k[Kind::PPawn.index()]) & mine;
-            out |= rev[tables::SILVER][s] & (k[Kind::Silver.index()] | k[Kind::PSilver.index()]) & mine;
+            out |= rev[tables::SILVER][s]
+                & (k[Kind::Silver.index()] | k[Kind::PSilver.index()])
+                & mine;
             out |= rev[tables::KNIGHT][s] & k[Kind::Knight.index()] & mine;
             out |= rev[tables::PAWN][s] & k[Kind::Pawn.index()] & mine;
         }
@@ -307,7 +316,11 @@ impl Position {
     pub(crate) fn zone(&self, us: Player, garden: bool) -> u128 {
         let mut z = if garden { 1u128 << GARDEN.index() } else { 0 };
         for q in Player::ALL {
-            if q != us && !self.alliance.is_some_and(|a| a.contains(q) && a.contains(us)) {
+            if q != us
+                && !self
+                    .alliance
+                    .is_some_and(|a| a.contains(q) && a.contains(us))
+            {
                 z |= tables::TERRITORY[q.index()].0;
             }
         }
@@ -422,5 +435,55 @@ impl std::str::FromStr for Position {
     type Err = PositionError;
     fn from_str(s: &str) -> Result<Position, PositionError> {
         Position::parse(s)
+    }
+}
+
+impl Position {
+    /// The same position turned 120° about the Garden, each player's pieces becoming the
+    /// next player's (First's become Middle's, Middle's Last's, Last's First's). Turn
+    /// order, hands, alliance and castling rights follow the relabelling, so the rules
+    /// treat the result exactly like the original.
+    pub fn rotated(&self) -> Position {
+        let mut out = *self;
+        out.by_kind = [0; KIND_COUNT];
+        out.by_player = [0; 3];
+        out.board = [EMPTY; 127];
+        for c in Cell::all() {
+            if let Some(piece) = self.piece_at(c) {
+                let (x, y) = (c.col() - 7, c.rank() - 6);
+                let to = Cell::from_coords(y - x + 7, -x + 6).expect("rotation keeps the board");
+                out.put(
+                    to,
+                    Piece {
+                        kind: piece.kind,
+                        owner: piece.owner.next(),
+                    },
+                );
+            }
+        }
+        for p in Player::ALL {
+            out.hands[p.next().index()] = self.hands[p.index()];
+        }
+        out.to_move = self.to_move.map(Player::next);
+        out.alliance = self.alliance.map(|a| {
+            let mut it = a.members().iter().map(Player::next);
+            let (x, y) = (it.next().expect("two"), it.next().expect("two"));
+            Alliance::new(x, y).expect("different")
+        });
+        out.castling = PlayerSet::EMPTY;
+        for p in self.castling.iter() {
+            out.castling.insert(p.next());
+        }
+        out.outcome = self.outcome.map(|o| match o {
+            Outcome::Win(p, r) => Outcome::Win(p.next(), r),
+            Outcome::Draw(s) => {
+                let mut t = PlayerSet::EMPTY;
+                for p in s.iter() {
+                    t.insert(p.next());
+                }
+                Outcome::Draw(t)
+            }
+        });
+        out
     }
 }

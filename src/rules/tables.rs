@@ -15,7 +15,7 @@ const PATTERN_COUNT: usize = 5;
 
 /// Owner hours of each step pattern, as a bit mask over `hour % 12`.
 const PATTERN_HOURS: [u16; PATTERN_COUNT] = [
-    hours(&[1, 3, 5, 7, 9, 11]), // K, and the steps of +B
+    hours(&[1, 3, 5, 7, 9, 11]),  // K, and the steps of +B
     hours(&[9, 11, 1, 3, 12, 6]), // G, +P
     hours(&[11, 1, 5, 7, 10, 2]), // S, and the steps of +S
     hours(&[3, 9, 2, 4, 8, 10]),  // N
@@ -296,8 +296,17 @@ mod tests {
 
     #[test]
     fn r9_far_edges() {
-        assert_eq!(cells(FAR_EDGE[Player::Middle.index()]), ["7a", "6a", "5a", "4a", "3a", "2a", "1a"]);
-        assert_eq!(cells(FAR_EDGE[Player::Last.index()]), ["1g", "2h", "3i", "4j", "5k", "6l", "7m"]);
-        assert_eq!(cells(FAR_EDGE[Player::First.index()]), ["13g", "13h", "13i", "13j", "13k", "13l", "13m"]);
+        assert_eq!(
+            cells(FAR_EDGE[Player::Middle.index()]),
+            ["7a", "6a", "5a", "4a", "3a", "2a", "1a"]
+        );
+        assert_eq!(
+            cells(FAR_EDGE[Player::Last.index()]),
+            ["1g", "2h", "3i", "4j", "5k", "6l", "7m"]
+        );
+        assert_eq!(
+            cells(FAR_EDGE[Player::First.index()]),
+            ["13g", "13h", "13i", "13j", "13k", "13l", "13m"]
+        );
     }
 }
