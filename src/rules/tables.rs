@@ -229,10 +229,10 @@ pub(crate) fn attacks(piece: Piece, from: Cell, occ: u128) -> u128 {
 
 /// Cells strictly between two cells on one line (empty if not on a line).
 pub(crate) fn between(a: Cell, b: Cell) -> u128 {
-    for d in 0..12 {
-        let ray = RAYS[d][a.index()];
+    for rays in &RAYS {
+        let ray = rays[a.index()];
         if ray >> b.index() & 1 != 0 {
-            return ray & !RAYS[d][b.index()] & !(1u128 << b.index());
+            return ray & !rays[b.index()] & !(1u128 << b.index());
         }
     }
     0
