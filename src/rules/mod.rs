@@ -4,6 +4,8 @@
 //! that repetition (R31) needs. Moves are checked by [`Position::play`] (or
 //! [`Game::play`]) and refused with an [`Illegal`] that has a stable code and a reason in
 //! words. Notation: [`Position`]'s `Display`/`parse` (R32) and [`Move`]'s (R33).
+//!
+#![doc = include_str!("README.md")]
 
 mod apply;
 mod bitboard;
