@@ -83,6 +83,18 @@ impl Position {
         any.0
     }
 
+    /// For each player, the cells of other players' pieces attacking its king.
+    fn king_attackers(&self) -> [u128; 3] {
+        let occ = self.occ();
+        let mut att = [0u128; 3];
+        for p in Player::ALL {
+            if let Some(k) = self.king(p) {
+                att[p.index()] = self.attackers(k, occ, others(p));
+            }
+        }
+        att
+    }
+
     fn finish(&mut self, outcome: Outcome, log: &mut impl EventLog) {
         self.outcome = Some(outcome);
         self.to_move = None;
@@ -186,22 +198,21 @@ impl Position {
             return;
         }
 
+        // Attackers of each king, computed once and reused below (R21b, R29a, R27).
+        let mut att = self.king_attackers();
         // R21b: remember who has been in check.
-        let mut checked = PlayerSet::EMPTY;
         for p in Player::ALL {
-            if self.in_check(p) {
-                checked.insert(p);
+            if att[p.index()] != 0 {
+                self.castling.remove(p);
             }
         }
-        self.castling.0 &= !checked.0;
 
         // R29a: gang-up.
         if self.alliance.is_none() && self.living().len() == 3 {
-            let occ = self.occ();
             let caught = |p: Player| {
-                let k = self.king(p).expect("alive");
-                self.is_attacked(k, occ, PlayerSet(p.next().bit()))
-                    && self.is_attacked(k, occ, PlayerSet(p.next().next().bit()))
+                let a = att[p.index()];
+                a & self.by_player[p.next().index()] != 0
+                    && a & self.by_player[p.next().next().index()] != 0
             };
             let (a, b) = (x.next(), x.next().next());
             let alliance = match (caught(a), caught(b)) {
@@ -215,6 +226,8 @@ impl Position {
             };
             if let Some(alliance) = alliance {
                 self.ally(alliance, true, log);
+                // The third king now ranges (R20): its attacks changed.
+                att = self.king_attackers();
             }
         }
 
@@ -225,13 +238,13 @@ impl Position {
             if !self.is_alive(y) {
                 continue;
             }
-            let checkers = self.checkers(y);
-            if checkers.is_empty() || self.has_legal_move(y) {
+            let checkers = att[y.index()];
+            if checkers == 0 || self.has_legal_move(y) {
                 continue;
             }
             mated.insert(y);
             // The mating player: X if one of its pieces attacks, else the other attacker.
-            mater = if (checkers & self.pieces_of(x)).any() {
+            mater = if checkers & self.by_player[x.index()] != 0 {
                 x
             } else {
                 PlayerSet(others(y).0 & !x.bit())
@@ -263,9 +276,10 @@ impl Position {
         } else {
             mater
         };
+        let before = self.living();
         self.settle_turn(next, log);
         // A check revealed by an elimination also counts as having been in check (R21b).
-        if self.outcome.is_none() {
+        if self.outcome.is_none() && (self.living() != before || !mated.is_empty()) {
             for p in Player::ALL {
                 if self.castling.contains(p) && self.in_check(p) {
                     self.castling.remove(p);

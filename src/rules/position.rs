@@ -6,7 +6,7 @@ use super::error::PositionError;
 use super::options::Options;
 use super::piece::{Kind, Piece, KIND_COUNT};
 use super::player::{Alliance, Player, PlayerSet};
-use super::tables::{self, first_blocker, REV_STEPS, SLIDES};
+use super::tables::{self, DIR_TO, LINES, RAYS, REV_STEPS, SLIDES};
 use std::fmt;
 use std::fmt::Write as _;
 
@@ -267,15 +267,33 @@ impl Position {
             out |= rev[tables::KNIGHT][s] & k[Kind::Knight.index()] & mine;
             out |= rev[tables::PAWN][s] & k[Kind::Pawn.index()] & mine;
         }
-        for d in 0..12 {
-            if let Some(b) = first_blocker(d, s, occ) {
-                let code = self.board[b];
-                if code != EMPTY
-                    && by.contains(Player::from_index(code as usize % 3))
-                    && SLIDES[code as usize] & (1 << ((d + 6) % 12)) != 0
-                {
-                    out |= 1u128 << b;
-                }
+        // Only rays holding some ranging piece of `by` need a blocker search.
+        let mut mine = 0u128;
+        for p in by.iter() {
+            mine |= self.by_player[p.index()];
+        }
+        let sliders = mine
+            & (k[Kind::Rook.index()]
+                | k[Kind::Bishop.index()]
+                | k[Kind::Lance.index()]
+                | k[Kind::PKing.index()]
+                | k[Kind::PRook.index()]
+                | k[Kind::PBishop.index()]
+                | k[Kind::PSilver.index()]
+                | k[Kind::PLance.index()]);
+        if sliders == 0 {
+            return out;
+        }
+        // Each ranging piece on a line through `sq` attacks it if it ranges that way and
+        // nothing stands between.
+        let mut cand = sliders & LINES[s];
+        while cand != 0 {
+            let b = cand.trailing_zeros() as usize;
+            cand &= cand - 1;
+            let d = DIR_TO[b][s] as usize;
+            let between = (RAYS[d][b] ^ RAYS[d][s]) & !(1u128 << s);
+            if SLIDES[self.board[b] as usize] & (1 << d) != 0 && between & occ == 0 {
+                out |= 1u128 << b;
             }
         }
         out

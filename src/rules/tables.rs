@@ -135,6 +135,42 @@ pub(crate) static RAYS: [[u128; CELL_COUNT]; 12] = {
     t
 };
 
+/// `LINES[cell]`: every cell on one of the twelve rays from `cell`.
+pub(crate) static LINES: [u128; CELL_COUNT] = {
+    let mut t = [0u128; CELL_COUNT];
+    let mut c = 0;
+    while c < CELL_COUNT {
+        let mut d = 0;
+        while d < 12 {
+            t[c] |= RAYS[d][c];
+            d += 1;
+        }
+        c += 1;
+    }
+    t
+};
+
+/// `DIR_TO[a][b]`: the direction index from `a` along which `b` lies, or 255.
+pub(crate) static DIR_TO: [[u8; CELL_COUNT]; CELL_COUNT] = {
+    let mut t = [[255u8; CELL_COUNT]; CELL_COUNT];
+    let mut a = 0;
+    while a < CELL_COUNT {
+        let mut d = 0;
+        while d < 12 {
+            let mut b = 0;
+            while b < CELL_COUNT {
+                if RAYS[d][a] >> b & 1 != 0 {
+                    t[a][b] = d as u8;
+                }
+                b += 1;
+            }
+            d += 1;
+        }
+        a += 1;
+    }
+    t
+};
+
 /// Whether walking in direction `d` increases the cell index.
 pub(crate) const INCREASING: [bool; 12] = {
     let mut t = [false; 12];
