@@ -205,6 +205,12 @@ fn promotions(pos: &Position, us: Player, kind: Kind, from: Cell, dests: u128) -
 
 /// Generates every legal move of `us` (judged as if `us` were to move) into `sink`.
 pub(crate) fn generate<S: Sink>(pos: &Position, us: Player, sink: &mut S) {
+    generate_impl::<S, false>(pos, us, sink)
+}
+
+/// With `TRIAL`, every candidate is tried on a copy instead of using pins: slower, and
+/// the reference the fast path is tested against.
+fn generate_impl<S: Sink, const TRIAL: bool>(pos: &Position, us: Player, sink: &mut S) {
     let Some(ksq) = pos.king(us) else { return };
     let occ = pos.occ();
     let own = pos.by_player[us.index()];
@@ -212,7 +218,7 @@ pub(crate) fn generate<S: Sink>(pos: &Position, us: Player, sink: &mut S) {
     let foes = others(us);
     let checkers = pos.attackers(ksq, occ, foes);
     // An ally must never be left in check by us (R23b): test every move on a copy.
-    let careful = pos.alliance.is_some_and(|a| a.contains(us));
+    let careful = TRIAL || pos.alliance.is_some_and(|a| a.contains(us));
 
     // Pin lines: an own piece between our king and another player's ranging piece
     // aimed at it may only move along that line (R23a).
@@ -376,5 +382,70 @@ pub(crate) fn generate<S: Sink>(pos: &Position, us: Player, sink: &mut S) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::player::Alliance;
+    use std::collections::HashSet;
+
+    fn moves<const TRIAL: bool>(pos: &Position) -> HashSet<String> {
+        let mut out = HashSet::new();
+        let us = pos.to_move().expect("ongoing");
+        generate_impl::<_, TRIAL>(
+            pos,
+            us,
+            &mut Each(|m: Move| {
+                assert!(out.insert(m.to_string()), "{m} generated twice in {pos}");
+            }),
+        );
+        out
+    }
+
+    /// The pin-aware generator agrees with trial-and-check generation (R23) on positions
+    /// from random playouts: about 9,000 positions, with checks, hands, alliances and
+    /// promoted kings among them.
+    #[test]
+    fn r23_fast_generation_matches_trial_generation() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rand = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut positions = 0;
+        let mut in_check = 0;
+        for game in 0..60 {
+            let mut pos = Position::start();
+            for ply in 0..160 {
+                if pos.is_over() {
+                    break;
+                }
+                if game % 3 == 1 && ply == 20 {
+                    let a = Alliance::new(
+                        Player::from_index(game % 3),
+                        Player::from_index(game / 3 % 3 + 1),
+                    );
+                    if let Some(a) = a {
+                        pos.apply_alliance(a, &mut ());
+                        if pos.is_over() {
+                            break;
+                        }
+                    }
+                }
+                assert_eq!(moves::<false>(&pos), moves::<true>(&pos), "{pos}");
+                positions += 1;
+                in_check += pos.in_check(pos.to_move().expect("ongoing")) as usize;
+                let list = pos.legal_moves();
+                pos.play_unchecked(list[rand() as usize % list.len()]);
+            }
+        }
+        assert!(
+            positions > 3000 && in_check > 100,
+            "{positions} positions, {in_check} in check"
+        );
     }
 }
