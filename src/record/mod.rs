@@ -217,11 +217,8 @@ impl FromStr for RecordResult {
             }
             _ => {}
         }
-        match s.strip_prefix("draw ") {
-            Some(set) => parse_player_set(set)
-                .map(RecordResult::Draw)
-                .ok_or(())
-                .or_else(|()| bad()),
+        match s.strip_prefix("draw ").and_then(parse_player_set) {
+            Some(set) => Ok(RecordResult::Draw(set)),
             None => bad(),
         }
     }
