@@ -1,3 +1,4 @@
 //! Sannin: the reference server for sannin shogi.
 
+pub mod record;
 pub mod rules;
