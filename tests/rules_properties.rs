@@ -6,8 +6,8 @@
 
 use proptest::prelude::*;
 use sannin::rules::{
-    perft, Alliance, Cell, Elimination, Illumination, Kind, Move, Options, Player, Position,
-    StuckPiece, CELL_COUNT, START,
+    perft, Alliance, Bitboard, Cell, Elimination, Illumination, Kind, Move, Options, Player,
+    Position, StuckPiece, Targets, CELL_COUNT, START,
 };
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -119,7 +119,7 @@ fn mutations(pos: &Position, legal: &[Move], rng: &mut XorShift) -> Vec<Move> {
             Move::Illuminate { king, targets } => {
                 let mut bb = targets.to_bitboard();
                 bb.insert(rng.cell());
-                if let Some(t) = sannin::rules::Targets::from_bitboard(bb) {
+                if let Some(t) = Targets::from_bitboard(bb) {
                     out.push(Move::Illuminate { king, targets: t });
                 }
                 out.push(Move::Illuminate {
@@ -142,11 +142,11 @@ fn mutations(pos: &Position, legal: &[Move], rng: &mut XorShift) -> Vec<Move> {
             kind: Kind::HAND[rng.below(Kind::HAND.len())],
             to: rng.cell(),
         });
-        let mut bb = sannin::rules::Bitboard::EMPTY;
+        let mut bb = Bitboard::EMPTY;
         for _ in 0..1 + rng.below(3) {
             bb.insert(rng.cell());
         }
-        let targets = sannin::rules::Targets::from_bitboard(bb).expect("at most three cells");
+        let targets = Targets::from_bitboard(bb).expect("at most three cells");
         out.push(Move::Illuminate {
             king: pos
                 .king(pos.to_move().unwrap_or(Player::First))
@@ -223,6 +223,13 @@ fn check_position(pos: &Position, rng: &mut XorShift) -> Result<(), TestCaseErro
         prop_assert_eq!(checked.options(), pos.options());
     }
 
+    if let Some(us) = pos.to_move() {
+        for &m in &legal {
+            check_move_shape(pos, us, m)?;
+        }
+        check_options_agree(pos, &legal)?;
+    }
+
     // Moves that are not legal are refused with a code.
     if !legal.is_empty() {
         for m in mutations(pos, &legal, rng) {
@@ -263,11 +270,256 @@ fn check_position(pos: &Position, rng: &mut XorShift) -> Result<(), TestCaseErro
         prop_assert_eq!(e.map(|e| e.code()), Some("game_over"), "in {}", s);
     }
 
-    // Rotation by 120°: same number of moves, three turns give the same string.
+    // Rotation by 120°: the moves are the rotated moves, three turns give the same string.
     let r = pos.rotated();
     prop_assert_eq!(r.count_legal_moves(), legal.len() as u64, "rotated {}", s);
+    let rotated_moves: HashSet<Move> = legal.iter().map(|m| rotate_move(*m)).collect();
+    let of_rotated: HashSet<Move> = r.legal_moves().into_iter().collect();
+    prop_assert_eq!(&rotated_moves, &of_rotated, "moves of rotated {}", s);
     prop_assert_eq!(r.rotated().rotated().to_string(), s.clone());
     prop_assert_ne!(r.to_string(), s.clone(), "rotation changed nothing");
+    Ok(())
+}
+
+/// Whether `c` is on `p`'s far edge (R9).
+fn on_far_edge(p: Player, c: Cell) -> bool {
+    match p {
+        Player::Middle => c.rank() == 0,
+        Player::Last => c.col() - c.rank() == -5,
+        Player::First => c.col() == 13,
+    }
+}
+
+/// A cell turned 120° as [`Position::rotated`] turns the board.
+fn rotate_cell(c: Cell) -> Cell {
+    let (x, y) = (c.col() - 7, c.rank() - 6);
+    Cell::from_coords(y - x + 7, -x + 6).expect("rotation keeps the board")
+}
+
+fn rotate_move(m: Move) -> Move {
+    match m {
+        Move::Board { from, to, promote } => Move::Board {
+            from: rotate_cell(from),
+            to: rotate_cell(to),
+            promote,
+        },
+        Move::Drop { kind, to } => Move::Drop {
+            kind,
+            to: rotate_cell(to),
+        },
+        Move::Illuminate { king, targets } => {
+            let mut bb = Bitboard::EMPTY;
+            for c in targets.cells() {
+                bb.insert(rotate_cell(*c));
+            }
+            Move::Illuminate {
+                king: rotate_cell(king),
+                targets: Targets::from_bitboard(bb).expect("as many cells as before"),
+            }
+        }
+    }
+}
+
+/// What every legal move must look like, whatever else holds: own piece moved (R29),
+/// no king captured (R12), promotion only by promotable pieces (R18) and forced onto the
+/// far edge under `stuck_piece=promote` (R19), drops from hand onto empty cells and not
+/// onto the far edge for pawns and lances (R15, R16), illumination by a promoted king of
+/// other players' pieces (R24).
+fn check_move_shape(pos: &Position, us: Player, m: Move) -> Result<(), TestCaseError> {
+    match m {
+        Move::Board { from, to, promote } => {
+            let piece = pos.piece_at(from);
+            prop_assert_eq!(piece.map(|p| p.owner), Some(us), "{} in {}", m, pos);
+            let kind = piece.expect("checked").kind;
+            if let Some(t) = pos.piece_at(to) {
+                prop_assert!(t.owner != us, "{} captures own piece in {}", m, pos);
+                prop_assert!(!t.kind.is_king(), "R12: {} captures a king in {}", m, pos);
+            }
+            if promote {
+                prop_assert!(
+                    kind.promoted().is_some(),
+                    "R18: {} promotes a {:?}",
+                    m,
+                    kind
+                );
+            }
+            let stuck = matches!(kind, Kind::Pawn | Kind::Lance) && on_far_edge(us, to);
+            if stuck && pos.options().stuck_piece == StuckPiece::Promote {
+                prop_assert!(promote, "R19: {} must promote in {}", m, pos);
+            }
+        }
+        Move::Drop { kind, to } => {
+            prop_assert!(
+                pos.hand_count(us, kind) > 0,
+                "R15: {} not in hand in {}",
+                m,
+                pos
+            );
+            prop_assert!(
+                pos.piece_at(to).is_none(),
+                "R15: {} onto a piece in {}",
+                m,
+                pos
+            );
+            if matches!(kind, Kind::Pawn | Kind::Lance) {
+                prop_assert!(!on_far_edge(us, to), "R16: {} onto far edge in {}", m, pos);
+            }
+        }
+        Move::Illuminate { king, targets } => {
+            let k = pos.piece_at(king);
+            prop_assert_eq!(
+                k.map(|p| (p.kind, p.owner)),
+                Some((Kind::PKing, us)),
+                "R24: {} in {}",
+                m,
+                pos
+            );
+            prop_assert!(!targets.cells().is_empty(), "R24: empty {} in {}", m, pos);
+            for t in targets.cells() {
+                let p = pos.piece_at(*t);
+                prop_assert!(
+                    p.is_some_and(|p| p.owner != us && !p.kind.is_king()),
+                    "R24: {} targets {:?} in {}",
+                    m,
+                    p,
+                    pos
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The options change only what they say they change. R24: under `illumination=all`
+/// the only illumination is the one taking the union of every selective target set, if
+/// that one is legal; other moves are the same. R19: the two `stuck_piece` values differ
+/// only in pawn and lance moves onto the mover's far edge.
+fn check_options_agree(pos: &Position, legal: &[Move]) -> Result<(), TestCaseError> {
+    let us = pos.to_move().expect("a player to move");
+    let o = pos.options();
+    let flip_illumination = Options {
+        illumination: match o.illumination {
+            Illumination::All => Illumination::Selective,
+            Illumination::Selective => Illumination::All,
+        },
+        ..o
+    };
+    let other = pos.with_options(flip_illumination).legal_moves();
+    let (selective, all) = match o.illumination {
+        Illumination::Selective => (legal, &other[..]),
+        Illumination::All => (&other[..], legal),
+    };
+    let non_illum = |ms: &[Move]| -> HashSet<Move> {
+        ms.iter()
+            .copied()
+            .filter(|m| !matches!(m, Move::Illuminate { .. }))
+            .collect()
+    };
+    prop_assert_eq!(
+        non_illum(selective),
+        non_illum(all),
+        "R24 option in {}",
+        pos
+    );
+    let sel_illum: Vec<Move> = selective
+        .iter()
+        .copied()
+        .filter(|m| matches!(m, Move::Illuminate { .. }))
+        .collect();
+    let all_illum: Vec<Move> = all
+        .iter()
+        .copied()
+        .filter(|m| matches!(m, Move::Illuminate { .. }))
+        .collect();
+    prop_assert!(all_illum.len() <= 1, "R24 all: {:?} in {}", all_illum, pos);
+    for m in &all_illum {
+        prop_assert!(sel_illum.contains(m), "R24: {} not selective in {}", m, pos);
+        if let Move::Illuminate { targets, .. } = m {
+            for s in &sel_illum {
+                if let Move::Illuminate { targets: t, .. } = s {
+                    let extra = Bitboard(t.to_bitboard().0 & !targets.to_bitboard().0);
+                    prop_assert!(extra.is_empty(), "R24: {} beyond {} in {}", s, m, pos);
+                }
+            }
+        }
+    }
+    // Selective allows every non-empty subset of the candidates that is legal; when the
+    // union is legal under `all`, it is among the selective moves as well (checked above).
+
+    let flip_stuck = Options {
+        stuck_piece: match o.stuck_piece {
+            StuckPiece::Promote => StuckPiece::Stay,
+            StuckPiece::Stay => StuckPiece::Promote,
+        },
+        ..o
+    };
+    let a: HashSet<Move> = legal.iter().copied().collect();
+    let b: HashSet<Move> = pos
+        .with_options(flip_stuck)
+        .legal_moves()
+        .into_iter()
+        .collect();
+    for m in a.symmetric_difference(&b) {
+        let ok = match *m {
+            Move::Board { from, to, .. } => {
+                pos.piece_at(from)
+                    .is_some_and(|p| matches!(p.kind, Kind::Pawn | Kind::Lance) && p.owner == us)
+                    && on_far_edge(us, to)
+            }
+            _ => false,
+        };
+        prop_assert!(ok, "R19 option changes {} in {}", m, pos);
+    }
+    Ok(())
+}
+
+/// The player who just moved is not in check and does not check its ally (R23); a
+/// player in check loses castling (R21b); every other living player in check still has
+/// a move, or R27 would have eliminated it.
+fn check_after_move(before: &Position, m: Move, next: &Position) -> Result<(), TestCaseError> {
+    let us = before.to_move().expect("a player moved");
+    if next.is_alive(us) {
+        prop_assert!(
+            !next.in_check(us),
+            "R23a: {} leaves {} in check: {}",
+            m,
+            us,
+            before
+        );
+        if let Some(ally) = before.alliance().and_then(|a| a.ally_of(us)) {
+            for c in next.checkers(ally) {
+                let owner = next.piece_at(c).map(|p| p.owner);
+                prop_assert!(owner != Some(us), "R23b: {} checks ally in {}", m, before);
+            }
+        }
+    }
+    for p in Player::ALL {
+        if next.is_alive(p) && next.in_check(p) {
+            prop_assert!(
+                !next.castling().contains(p),
+                "R21b: {} after {} in {}",
+                p,
+                m,
+                before
+            );
+            if !next.is_over() && next.to_move() != Some(p) {
+                let s = next.to_string();
+                let mut fields: Vec<&str> = s.split(' ').collect();
+                let letter = p.letter().to_string();
+                fields[1] = &letter;
+                let as_p = Position::parse(&fields.join(" "))
+                    .map_err(|e| TestCaseError::fail(format!("{s} as {p}: {e}")))?
+                    .with_options(next.options());
+                prop_assert!(
+                    as_p.count_legal_moves() > 0,
+                    "R27: {} is mated after {} in {} but not eliminated",
+                    p,
+                    m,
+                    before
+                );
+            }
+        }
+    }
     Ok(())
 }
 
@@ -298,6 +550,7 @@ fn playout(options: Options, steps: &[Step], perft_every: usize) -> Result<(), T
                 let legal = pos.legal_moves();
                 let m = legal[pick as usize % legal.len()];
                 let next = pos.play(m).expect("checked in check_position");
+                check_after_move(&pos, m, &next)?;
                 prop_assert_eq!(next.ply(), pos.ply() + 1, "{} in {}", m, before);
                 next
             }
@@ -352,7 +605,7 @@ fn playout(options: Options, steps: &[Step], perft_every: usize) -> Result<(), T
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 
     #[test]
     fn r30_r32_r33_random_playouts_keep_invariants(
