@@ -1,3 +1,4 @@
 //! Sannin: the reference server for sannin shogi.
 
+pub mod render;
 pub mod rules;
