@@ -59,7 +59,11 @@ fn main() -> std::io::Result<()> {
     };
 
     let start = Position::start();
-    write("start.svg", &start, titled("Start position".into(), Player::Middle, None))?;
+    write(
+        "start.svg",
+        &start,
+        titled("Start position".into(), Player::Middle, None),
+    )?;
     write(
         "start-first.svg",
         &start,
@@ -69,7 +73,11 @@ fn main() -> std::io::Result<()> {
     let (mid, last) = busy_game(61, |_, _| {});
     for view in Player::ALL {
         let title = format!("After {} moves", mid.ply() - 1);
-        write(&format!("mid-{}.svg", view.name()), &mid, titled(title, view, last))?;
+        write(
+            &format!("mid-{}.svg", view.name()),
+            &mid,
+            titled(title, view, last),
+        )?;
     }
 
     let mut check = None;
@@ -83,11 +91,23 @@ fn main() -> std::io::Result<()> {
         }
     });
     if let Some((pos, mv)) = check {
-        write("check.svg", &pos, titled("A check".into(), Player::Last, Some(mv)))?;
+        write(
+            "check.svg",
+            &pos,
+            titled("A check".into(), Player::Last, Some(mv)),
+        )?;
     }
     if let Some((pos, mv)) = lit {
-        write("illumination.svg", &pos, titled("An illumination".into(), Player::Middle, Some(mv)))?;
+        write(
+            "illumination.svg",
+            &pos,
+            titled("An illumination".into(), Player::Middle, Some(mv)),
+        )?;
     }
-    write("end.svg", &end, titled("Final position".into(), Player::Middle, last))?;
+    write(
+        "end.svg",
+        &end,
+        titled("Final position".into(), Player::Middle, last),
+    )?;
     Ok(())
 }

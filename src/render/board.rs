@@ -295,7 +295,13 @@ fn piece(s: &mut String, view: View, c: Cell, p: Piece) {
         escape(p.owner.name()),
         escape(p.kind.name()),
     );
-    piece_body(s, p.owner, p.kind, view.angle(geom::hour_offset(p.owner)), 1.0);
+    piece_body(
+        s,
+        p.owner,
+        p.kind,
+        view.angle(geom::hour_offset(p.owner)),
+        1.0,
+    );
     s.push_str("</g>");
 }
 

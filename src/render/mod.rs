@@ -55,6 +55,24 @@ const CENTRE: (f64, f64) = (CANVAS_W / 2.0, 352.0);
 /// direction (R7) in its owner's colour, with its letter (a promoted piece has a red
 /// letter after a `+`); ranks a–m and columns 1–13 on the frame; each player's hand and
 /// status beside the board; whose turn it is or how the game ended; the last move.
+///
+/// ```
+/// use sannin::render::{board_svg, SvgOptions};
+/// use sannin::rules::{Move, Player, Position};
+///
+/// let pos = Position::start();
+/// let mv = Move::parse("3d4d").unwrap();
+/// let svg = board_svg(
+///     &pos.play(mv).unwrap(),
+///     &SvgOptions {
+///         view: Player::First,
+///         last_move: Some(mv),
+///         names: [Some("Hanako".into()), None, None],
+///         ..SvgOptions::default()
+///     },
+/// );
+/// assert!(svg.starts_with("<svg") && svg.contains("Hanako"));
+/// ```
 pub fn board_svg(pos: &Position, opts: &SvgOptions) -> String {
     let view = geom::View::of(opts.view);
     let names = panels::Names::new(&opts.names);

@@ -63,7 +63,16 @@ pub(crate) fn draw(
         };
         player_panel(s, pos, view, names, p, x, y);
     }
-    status_panel(s, pos, view, viewer, names, last, MARGIN, h - MARGIN - PANEL_H);
+    status_panel(
+        s,
+        pos,
+        view,
+        viewer,
+        names,
+        last,
+        MARGIN,
+        h - MARGIN - PANEL_H,
+    );
 }
 
 fn frame(s: &mut String, class: &str, x: f64, y: f64, stroke: &str, width: f64, dashed: bool) {
@@ -239,7 +248,10 @@ fn status_panel(
                 WinReason::AllyEliminated => "Wins: an ally against it fell",
             };
             lines.push((why.to_string(), palette::INK));
-            lines.push((format!("Game over after move {}", pos.ply() - 1), palette::MUTED));
+            lines.push((
+                format!("Game over after move {}", pos.ply() - 1),
+                palette::MUTED,
+            ));
         }
         (None, draw) => {
             heading(s, "Drawn");
