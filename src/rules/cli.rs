@@ -4,7 +4,8 @@ use super::{
     perft, perft_divide, Alliance, Game, Illumination, Move, Options, Outcome, Position,
     StuckPiece, WinReason, START,
 };
-use super::{Action, Event};
+use super::{Action, Event, Player};
+use crate::render::SvgOptions;
 use clap::{Args, Subcommand};
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -52,6 +53,38 @@ pub enum RulesCommand {
         #[arg(value_name = "MOVE")]
         moves: Vec<String>,
     },
+    /// Draw the position after the given moves as an SVG picture on standard output.
+    Svg {
+        #[command(flatten)]
+        opts: RuleOpts,
+        /// The seat shown at the bottom: first, middle or last.
+        #[arg(long, default_value = "middle")]
+        view: String,
+        /// Moves in R33 notation, or `ally:fm`, `ally:fl`, `ally:ml`.
+        #[arg(value_name = "MOVE")]
+        moves: Vec<String>,
+    },
+}
+
+/// Plays command-line tokens into a game; returns the last move played, or the
+/// offending token and the refusal.
+fn play_tokens(game: &mut Game, tokens: &[String]) -> Result<Option<Move>, String> {
+    let mut last = None;
+    for token in tokens {
+        let action = if let Some(a) = token.strip_prefix("ally:") {
+            Action::Alliance(Alliance::parse(a).ok_or_else(|| {
+                format!("`{token}`: an alliance is written ally:fm, ally:fl or ally:ml")
+            })?)
+        } else {
+            Action::Move(Move::parse(token).map_err(|e| format!("`{token}`: {e}"))?)
+        };
+        game.act(action)
+            .map_err(|e| format!("illegal `{token}` ({}): {}", e.code(), e.message))?;
+        if let Action::Move(m) = action {
+            last = Some(m);
+        }
+    }
+    Ok(last)
 }
 
 fn options(o: &RuleOpts) -> Result<Options, String> {
@@ -137,30 +170,44 @@ fn run_inner(cmd: RulesCommand) -> Result<ExitCode, String> {
         }
         RulesCommand::Play { opts, moves } => {
             let mut game = Game::new(position(&opts)?);
-            for token in &moves {
-                let action = if let Some(a) = token.strip_prefix("ally:") {
-                    Action::Alliance(Alliance::parse(a).ok_or_else(|| {
-                        format!("`{token}`: an alliance is written ally:fm, ally:fl or ally:ml")
-                    })?)
-                } else {
-                    Action::Move(Move::parse(token).map_err(|e| format!("`{token}`: {e}"))?)
-                };
-                let entry = match game.act(action) {
-                    Ok(e) => e,
-                    Err(e) => {
-                        out.flush().map_err(w)?;
-                        eprintln!("illegal `{token}` ({}): {}", e.code(), e.message);
-                        writeln!(out, "{}", game.position()).map_err(w)?;
-                        return Ok(ExitCode::FAILURE);
-                    }
-                };
+            let result = play_tokens(&mut game, &moves);
+            for entry in game.entries() {
                 for ev in &entry.events {
                     writeln!(out, "# {}", describe(ev)).map_err(w)?;
                 }
             }
             let pos = game.position();
+            if let Err(e) = result {
+                writeln!(out, "{pos}").map_err(w)?;
+                out.flush().map_err(w)?;
+                eprintln!("{e}");
+                return Ok(ExitCode::FAILURE);
+            }
             writeln!(out, "{pos}").map_err(w)?;
             writeln!(out, "{}", status(pos)).map_err(w)?;
+        }
+        RulesCommand::Svg { opts, view, moves } => {
+            let view = match view.as_str() {
+                "first" => Player::First,
+                "middle" => Player::Middle,
+                "last" => Player::Last,
+                _ => {
+                    return Err(format!(
+                        "--view must be first, middle or last, not `{view}`"
+                    ))
+                }
+            };
+            let mut game = Game::new(position(&opts)?);
+            let last_move = play_tokens(&mut game, &moves)?;
+            let svg = crate::render::board_svg(
+                game.position(),
+                &SvgOptions {
+                    last_move,
+                    view,
+                    ..SvgOptions::default()
+                },
+            );
+            out.write_all(svg.as_bytes()).map_err(w)?;
         }
     }
     out.flush().map_err(w)?;

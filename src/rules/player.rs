@@ -77,6 +77,22 @@ impl Player {
         }
     }
 
+    /// The board direction this player's pieces face (R7): hour 12 for Middle, 4 for
+    /// Last, 8 for First.
+    pub const fn forward(self) -> super::cell::Dir {
+        super::cell::Dir::hour(self.hour_offset())
+    }
+
+    /// This player's territory, the three rows nearest it (R8).
+    pub fn territory(self) -> super::bitboard::Bitboard {
+        super::tables::TERRITORY[self.index()]
+    }
+
+    /// This player's far edge (R9).
+    pub fn far_edge(self) -> super::bitboard::Bitboard {
+        super::tables::FAR_EDGE[self.index()]
+    }
+
     pub(crate) const fn bit(self) -> u8 {
         1 << self as u8
     }
