@@ -1,6 +1,6 @@
 //! `Authenticated`: the extractor for routes that need a signed-in caller.
 //!
-//! ```ignore
+//! ```text
 //! async fn play(auth: Authenticated, …) -> Result<…, ApiError> {
 //!     auth.require_scope(Scope::GamesPlay)?;
 //!     …
