@@ -1,0 +1,151 @@
+//! Table definitions shared by both backends (portable column types only).
+
+diesel::table! {
+    users (id) {
+        id -> Text,
+        username -> Text,
+        email -> Text,
+        email_verified -> Bool,
+        password_hash -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    sessions (id) {
+        id -> Text,
+        user_id -> Text,
+        created_at -> Timestamp,
+        revoked_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    refresh_tokens (id) {
+        id -> Text,
+        session_id -> Text,
+        token_hash -> Text,
+        created_at -> Timestamp,
+        expires_at -> Timestamp,
+        used_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    personal_access_tokens (id) {
+        id -> Text,
+        user_id -> Text,
+        name -> Text,
+        scopes -> Text,
+        token_hash -> Text,
+        created_at -> Timestamp,
+        expires_at -> Nullable<Timestamp>,
+        last_used_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    server_secrets (name) {
+        name -> Text,
+        value -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    games (id) {
+        id -> Text,
+        created_by -> Nullable<Text>,
+        status -> Text,
+        days_per_move -> Nullable<Integer>,
+        stuck_piece -> Text,
+        illumination -> Text,
+        allies -> Nullable<Text>,
+        start_position -> Text,
+        position -> Text,
+        ply -> Integer,
+        seq -> Integer,
+        version -> Integer,
+        to_move -> Nullable<Text>,
+        result -> Nullable<Text>,
+        deadline -> Nullable<Timestamp>,
+        reminded_seq -> Nullable<Integer>,
+        expires_at -> Nullable<Timestamp>,
+        imported -> Bool,
+        created_at -> Timestamp,
+        started_at -> Nullable<Timestamp>,
+        finished_at -> Nullable<Timestamp>,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    game_seats (game_id, seat) {
+        game_id -> Text,
+        seat -> Text,
+        user_id -> Nullable<Text>,
+        display_name -> Nullable<Text>,
+        state -> Text,
+        joined_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    game_actions (game_id, seq) {
+        game_id -> Text,
+        seq -> Integer,
+        ply -> Nullable<Integer>,
+        kind -> Text,
+        notation -> Text,
+        seat -> Nullable<Text>,
+        user_id -> Nullable<Text>,
+        position_after -> Text,
+        effects -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    alliance_proposals (id) {
+        id -> Text,
+        game_id -> Text,
+        from_seat -> Text,
+        to_seat -> Text,
+        status -> Text,
+        created_at -> Timestamp,
+        resolved_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    game_events (id) {
+        id -> Text,
+        game_id -> Text,
+        event_type -> Text,
+        user_id -> Text,
+        payload -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::joinable!(game_seats -> games (game_id));
+diesel::joinable!(game_actions -> games (game_id));
+diesel::joinable!(alliance_proposals -> games (game_id));
+diesel::joinable!(game_events -> games (game_id));
+diesel::joinable!(sessions -> users (user_id));
+diesel::joinable!(refresh_tokens -> sessions (session_id));
+diesel::joinable!(personal_access_tokens -> users (user_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    users,
+    sessions,
+    refresh_tokens,
+    personal_access_tokens,
+    server_secrets,
+    games,
+    game_seats,
+    game_actions,
+    alliance_proposals,
+    game_events,
+);
