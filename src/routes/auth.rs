@@ -72,6 +72,7 @@ fn required(field: &str, value: &str) -> Result<(), ApiError> {
 #[utoipa::path(
     post,
     path = "/api/v1/auth/token",
+    operation_id = "log_in",
     tag = "auth",
     request_body = TokenRequest,
     responses(
@@ -105,6 +106,7 @@ pub async fn token(
 #[utoipa::path(
     post,
     path = "/api/v1/auth/refresh",
+    operation_id = "refresh_token",
     tag = "auth",
     request_body = RefreshRequest,
     responses(
@@ -136,6 +138,7 @@ pub async fn refresh(
 #[utoipa::path(
     post,
     path = "/api/v1/auth/logout",
+    operation_id = "log_out",
     tag = "auth",
     request_body = RefreshRequest,
     responses(

@@ -102,6 +102,7 @@ impl CreateTokenRequest {
 #[utoipa::path(
     post,
     path = "/api/v1/me/tokens",
+    operation_id = "create_token",
     tag = "tokens",
     request_body = CreateTokenRequest,
     security(("bearer_jwt" = []), ("personal_access_token" = ["account:write"])),
@@ -132,6 +133,7 @@ pub async fn create(
 #[utoipa::path(
     get,
     path = "/api/v1/me/tokens",
+    operation_id = "list_tokens",
     tag = "tokens",
     security(("bearer_jwt" = []), ("personal_access_token" = ["account:read"])),
     responses(
@@ -153,6 +155,7 @@ pub async fn list(
 #[utoipa::path(
     delete,
     path = "/api/v1/me/tokens/{id}",
+    operation_id = "delete_token",
     tag = "tokens",
     params(("id" = String, Path, description = "The token's id")),
     security(("bearer_jwt" = []), ("personal_access_token" = ["account:write"])),
