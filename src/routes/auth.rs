@@ -3,6 +3,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::json::ApiJson;
+use super::JsonBodyProblems;
 use crate::accounts::{self, TokenPair};
 use crate::auth::rate_limit::Limited;
 use crate::error::{ApiError, FieldError, Problem};
@@ -77,13 +78,11 @@ fn required(field: &str, value: &str) -> Result<(), ApiError> {
     request_body = TokenRequest,
     responses(
         (status = 200, description = "Logged in", body = TokenResponse),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Unknown user or wrong password (`invalid-credentials`, the same for both)", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Body is not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Missing or ill-typed fields", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many log-in attempts from this address; see `Retry-After`", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        JsonBodyProblems,
     )
 )]
 pub async fn token(
@@ -111,13 +110,11 @@ pub async fn token(
     request_body = RefreshRequest,
     responses(
         (status = 200, description = "New token pair", body = TokenResponse),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Unknown, expired or revoked (`invalid-refresh-token`) or already used (`refresh-token-reused`; the session is now revoked)", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Body is not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Missing or ill-typed fields", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many refreshes from this address; see `Retry-After`", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        JsonBodyProblems,
     )
 )]
 pub async fn refresh(
@@ -143,11 +140,9 @@ pub async fn refresh(
     request_body = RefreshRequest,
     responses(
         (status = 204, description = "Session revoked"),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Unknown refresh token (`invalid-refresh-token`)", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Body is not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Missing or ill-typed fields", body = Problem, content_type = "application/problem+json"),
+        JsonBodyProblems,
     )
 )]
 pub async fn logout(
