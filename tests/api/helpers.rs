@@ -7,6 +7,7 @@
 //! a digest of the migrations, so a changed migration gets a new template).
 
 use std::collections::HashMap;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -36,7 +37,17 @@ pub fn available(backend: Backend, test: &str) -> bool {
             if std::env::var("CI").is_ok_and(|v| v == "true") {
                 panic!("CI=true but TEST_DATABASE_URL is not set: PostgreSQL tests cannot run");
             }
-            eprintln!("skipped on PostgreSQL (TEST_DATABASE_URL is not set): {test}");
+            // Written to stderr directly, past the test harness's capture,
+            // so the skip shows in a plain `cargo test` run (once).
+            static ANNOUNCED: OnceLock<()> = OnceLock::new();
+            ANNOUNCED.get_or_init(|| {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "PostgreSQL tests skipped: TEST_DATABASE_URL is not set \
+                     (e.g. TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test)"
+                );
+            });
+            eprintln!("skipped on PostgreSQL: {test}");
             false
         }
     }
