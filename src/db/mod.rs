@@ -93,7 +93,9 @@ pub struct DbUnavailable(#[source] pub anyhow::Error);
 
 /// Builds the pool and checks that one connection can be made, so a wrong
 /// `DATABASE_URL` fails start-up with the driver's message.
-pub fn connect(url: &DatabaseUrl, max_size: u32) -> anyhow::Result<Pool> {
+/// `timeout` bounds how long a request waits for a connection before the
+/// database counts as unavailable.
+pub fn connect(url: &DatabaseUrl, max_size: u32, timeout: Duration) -> anyhow::Result<Pool> {
     use anyhow::Context as _;
     let manager = ConnectionManager::new(url.clone());
     // Fail loudly on the first connection rather than after the pool's timeout.
@@ -101,7 +103,7 @@ pub fn connect(url: &DatabaseUrl, max_size: u32) -> anyhow::Result<Pool> {
         .with_context(|| format!("could not open the database {url}"))?;
     r2d2::Pool::builder()
         .max_size(max_size)
-        .connection_timeout(Duration::from_secs(10))
+        .connection_timeout(timeout)
         .build(manager)
         .with_context(|| format!("could not build the connection pool for {url}"))
 }
@@ -210,7 +212,7 @@ mod tests {
     #[test]
     fn an_unreachable_postgres_fails_loudly() {
         let url = DatabaseUrl::Postgres("postgres://nobody@127.0.0.1:1/none".into());
-        let err = connect(&url, 1).unwrap_err();
+        let err = connect(&url, 1, Duration::from_secs(1)).unwrap_err();
         assert!(format!("{err:#}").contains("could not open the database"));
     }
 }

@@ -329,6 +329,20 @@ impl TestApp {
         start(self.backend, self.db.clone(), |_| {}).await
     }
 
+    /// PostgreSQL only: drops the app's database under it, as when the
+    /// database server loses it.
+    pub fn drop_database(&self) {
+        let TestDb::Postgres {
+            admin_url, name, ..
+        } = self.db.as_ref()
+        else {
+            panic!("only a PostgreSQL database can be dropped under a running app");
+        };
+        let mut conn = PgConnection::establish(admin_url).expect("connect to TEST_DATABASE_URL");
+        conn.batch_execute(&format!("DROP DATABASE \"{name}\" WITH (FORCE)"))
+            .expect("drop the test database");
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.address, path)
     }
