@@ -1,5 +1,16 @@
 //! Sannin: the reference server for sannin shogi.
 
+pub mod accounts;
+pub mod auth;
+pub mod config;
+pub mod db;
+pub mod domain;
+pub mod error;
+pub mod openapi;
 pub mod record;
 pub mod render;
+pub mod routes;
 pub mod rules;
+pub mod startup;
+pub mod state;
+pub mod telemetry;

@@ -14,15 +14,22 @@ enum Command {
     /// Check positions and moves with the embedded rules engine.
     #[command(subcommand)]
     Rules(sannin::rules::cli::RulesCommand),
+    /// Run the HTTP server (the default when no subcommand is given).
+    Serve,
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Print the OpenAPI document.
+    Openapi,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Rules(cmd)) => sannin::rules::cli::run(cmd),
-        None => {
-            use clap::CommandFactory;
-            let _ = Cli::command().print_help();
+        Some(Command::Serve) | None => sannin::startup::serve(),
+        Some(Command::Migrate) => sannin::startup::migrate(),
+        Some(Command::Openapi) => {
+            print!("{}", sannin::openapi::spec_json());
             ExitCode::SUCCESS
         }
     }

@@ -1,0 +1,80 @@
+use crate::db::DbUnavailable;
+use crate::domain::Scope;
+use crate::error::ApiError;
+
+/// Why an account operation did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum AccountError {
+    #[error("username already taken")]
+    UsernameTaken,
+    #[error("email already registered")]
+    EmailTaken,
+    #[error("invalid credentials")]
+    InvalidCredentials,
+    #[error("current password is wrong")]
+    WrongCurrentPassword,
+    #[error("invalid refresh token")]
+    InvalidRefreshToken,
+    #[error("refresh token reused")]
+    RefreshTokenReused,
+    #[error("invalid access token")]
+    InvalidAccessToken,
+    #[error("a token cannot grant scope {0} it does not hold")]
+    ScopeNotHeld(Scope),
+    #[error("no such user")]
+    UserNotFound,
+    #[error("the authenticated user no longer exists")]
+    UserGone,
+    #[error("no such token")]
+    TokenNotFound,
+    #[error(transparent)]
+    Unavailable(#[from] DbUnavailable),
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+impl From<diesel::result::Error> for AccountError {
+    fn from(e: diesel::result::Error) -> Self {
+        AccountError::Internal(anyhow::Error::new(e).context("database query failed"))
+    }
+}
+
+impl From<AccountError> for ApiError {
+    fn from(e: AccountError) -> Self {
+        match e {
+            AccountError::UsernameTaken => ApiError::Conflict {
+                code: "username-taken",
+                field: "username",
+                detail: "This username is already taken.".into(),
+            },
+            AccountError::EmailTaken => ApiError::Conflict {
+                code: "email-taken",
+                field: "email",
+                detail: "This email address is already registered.".into(),
+            },
+            AccountError::InvalidCredentials => ApiError::InvalidCredentials,
+            AccountError::WrongCurrentPassword => {
+                ApiError::Validation(vec![crate::error::FieldError::new(
+                    "current_password",
+                    "mismatch",
+                    "is not the current password",
+                )])
+            }
+            AccountError::InvalidRefreshToken => ApiError::InvalidRefreshToken,
+            AccountError::RefreshTokenReused => ApiError::RefreshTokenReused,
+            AccountError::InvalidAccessToken => {
+                ApiError::Unauthenticated("the token is invalid, expired or revoked")
+            }
+            AccountError::UserGone => ApiError::Unauthenticated("the account no longer exists"),
+            AccountError::ScopeNotHeld(scope) => ApiError::Forbidden(format!(
+                "A personal access token cannot grant `{scope}`, which it does not hold itself."
+            )),
+            AccountError::UserNotFound => ApiError::NotFound("No user has this username.".into()),
+            AccountError::TokenNotFound => {
+                ApiError::NotFound("You have no personal access token with this id.".into())
+            }
+            AccountError::Unavailable(e) => e.into(),
+            AccountError::Internal(e) => ApiError::Internal(e),
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Account and token use cases: the work behind the account routes, in terms
+//! of domain types. Database calls run off the async executor via `db::run`,
+//! password hashing via `blocking`.
+
+mod error;
+mod personal_tokens;
+mod sessions;
+
+pub use error::AccountError;
+pub use personal_tokens::{
+    create_token, delete_token, list_tokens, NewPersonalToken, PersonalToken,
+};
+pub use sessions::{authenticate, log_in, log_out, refresh, TokenPair};
+
+use chrono::Utc;
+
+use crate::auth::password;
+use crate::db::{self, models::User};
+use crate::domain::{Email, Password, Username};
+use crate::state::AppState;
+
+/// Runs CPU-heavy work (password hashing) on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, AccountError> {
+    let span = tracing::Span::current();
+    actix_web::rt::task::spawn_blocking(move || {
+        let _entered = span.enter();
+        f()
+    })
+    .await
+    .map_err(|e| AccountError::Internal(anyhow::anyhow!("blocking task failed: {e}")))
+}
+
+/// A new account.
+pub struct Registration {
+    pub username: Username,
+    pub email: Email,
+    pub password: Password,
+}
+
+/// Creates an account; the username and email must both be free.
+pub async fn register(state: &AppState, new: Registration) -> Result<User, AccountError> {
+    let password_hash = blocking(move || password::hash(&new.password)).await??;
+    let now = Utc::now().naive_utc();
+    let user = User {
+        id: uuid::Uuid::new_v4().to_string(),
+        username: new.username.as_str().to_owned(),
+        email: new.email.as_str().to_owned(),
+        email_verified: false,
+        password_hash,
+        created_at: now,
+        updated_at: now,
+    };
+    db::run(&state.pool, move |conn| {
+        // Checked first for a precise answer; the unique indexes still decide
+        // races, and a lost race is re-checked to name the field.
+        if db::users::find_by_username(conn, &user.username)?.is_some() {
+            return Err(AccountError::UsernameTaken);
+        }
+        if db::users::find_by_email(conn, &user.email)?.is_some() {
+            return Err(AccountError::EmailTaken);
+        }
+        match db::users::insert(conn, &user) {
+            Ok(()) => Ok(user),
+            Err(e) if db::is_unique_violation(&e) => {
+                if db::users::find_by_username(conn, &user.username)?.is_some() {
+                    Err(AccountError::UsernameTaken)
+                } else {
+                    Err(AccountError::EmailTaken)
+                }
+            }
+            Err(e) => Err(e.into()),
+        }
+    })
+    .await
+}
+
+/// The account behind an authenticated request.
+pub async fn me(state: &AppState, user_id: String) -> Result<User, AccountError> {
+    db::run(&state.pool, move |conn| {
+        db::users::find_by_id(conn, &user_id)?.ok_or(AccountError::UserGone)
+    })
+    .await
+}
+
+/// A public profile by username (case-insensitive).
+pub async fn public_profile(state: &AppState, username: String) -> Result<User, AccountError> {
+    let username = username.to_ascii_lowercase();
+    db::run(&state.pool, move |conn| {
+        db::users::find_by_username(conn, &username)?.ok_or(AccountError::UserNotFound)
+    })
+    .await
+}
+
+/// A new password, with the current one as proof.
+pub struct PasswordChange {
+    pub current: String,
+    pub new: Password,
+}
+
+/// Changes to one's own account. A password change revokes every session
+/// except `keep_session` (the caller's own, when it is a session).
+pub struct AccountUpdate {
+    pub email: Option<Email>,
+    pub password: Option<PasswordChange>,
+    pub keep_session: Option<String>,
+}
+
+pub async fn update_me(
+    state: &AppState,
+    user_id: String,
+    update: AccountUpdate,
+) -> Result<User, AccountError> {
+    let user = me(state, user_id.clone()).await?;
+    let new_hash = match update.password {
+        Some(change) => {
+            let stored = user.password_hash.clone();
+            let (ok, hash) = blocking(move || {
+                if password::verify(&stored, &change.current) {
+                    (true, Some(password::hash(&change.new)))
+                } else {
+                    (false, None)
+                }
+            })
+            .await?;
+            if !ok {
+                return Err(AccountError::WrongCurrentPassword);
+            }
+            Some(hash.transpose()?.expect("hash computed when verified"))
+        }
+        None => None,
+    };
+    let email = update.email.map(|e| e.as_str().to_owned());
+    let keep = update.keep_session;
+    db::run(&state.pool, move |conn| {
+        let now = Utc::now().naive_utc();
+        use diesel::Connection as _;
+        conn.transaction(|conn| {
+            // Writes come first in this transaction (a SQLite reader that
+            // later writes can fail with SQLITE_BUSY instead of waiting); the
+            // unique index reports a taken email.
+            if let Some(email) = email.filter(|e| *e != user.email) {
+                db::users::update_email(conn, &user.id, &email, now).map_err(|e| {
+                    if db::is_unique_violation(&e) {
+                        AccountError::EmailTaken
+                    } else {
+                        e.into()
+                    }
+                })?;
+            }
+            if let Some(hash) = &new_hash {
+                db::users::update_password_hash(conn, &user.id, hash, now)?;
+                db::sessions::revoke_all_for_user(conn, &user.id, keep.as_deref(), now)?;
+            }
+            db::users::find_by_id(conn, &user.id)?.ok_or(AccountError::UserGone)
+        })
+    })
+    .await
+}

@@ -1,0 +1,92 @@
+//! `Authenticated`: the extractor for routes that need a signed-in caller.
+//!
+//! ```text
+//! async fn play(auth: Authenticated, …) -> Result<…, ApiError> {
+//!     auth.require_scope(Scope::GamesPlay)?;
+//!     …
+//! }
+//! ```
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::http::header;
+use actix_web::{web, FromRequest, HttpRequest};
+
+use crate::domain::{Scope, ScopeSet};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// How the caller proved who they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// An access token from log-in, tied to a session.
+    Session { session_id: String },
+    /// A personal access token.
+    PersonalToken { token_id: String },
+}
+
+/// A caller with a valid bearer credential.
+#[derive(Debug, Clone)]
+pub struct Authenticated {
+    pub user_id: String,
+    pub username: String,
+    pub scopes: ScopeSet,
+    pub credential: Credential,
+}
+
+impl Authenticated {
+    /// Refuses with 403 unless the credential holds `scope`.
+    pub fn require_scope(&self, scope: Scope) -> Result<(), ApiError> {
+        if self.scopes.contains(scope) {
+            Ok(())
+        } else {
+            Err(ApiError::InsufficientScope(scope))
+        }
+    }
+
+    /// The session behind the credential, if it is a session token.
+    pub fn session_id(&self) -> Option<&str> {
+        match &self.credential {
+            Credential::Session { session_id } => Some(session_id),
+            Credential::PersonalToken { .. } => None,
+        }
+    }
+}
+
+/// The token of an `Authorization: Bearer …` header.
+fn bearer(req: &HttpRequest) -> Result<String, ApiError> {
+    let value = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .ok_or(ApiError::Unauthenticated("no Authorization header"))?
+        .to_str()
+        .map_err(|_| ApiError::Unauthenticated("the Authorization header is not text"))?;
+    let (scheme, token) = value.split_once(' ').ok_or(ApiError::Unauthenticated(
+        "the Authorization header is not `Bearer <token>`",
+    ))?;
+    let token = token.trim();
+    if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
+        return Err(ApiError::Unauthenticated(
+            "the Authorization header is not `Bearer <token>`",
+        ));
+    }
+    Ok(token.to_owned())
+}
+
+impl FromRequest for Authenticated {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let token = bearer(req);
+        let state = req.app_data::<web::Data<AppState>>().cloned();
+        Box::pin(async move {
+            let token = token?;
+            let state = state.ok_or_else(|| {
+                ApiError::Internal(anyhow::anyhow!("application state is not registered"))
+            })?;
+            Ok(crate::accounts::authenticate(&state, token).await?)
+        })
+    }
+}

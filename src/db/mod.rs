@@ -1,0 +1,218 @@
+//! Storage: one connection type over PostgreSQL and SQLite, a pool, embedded
+//! migrations, and the queries. Backend-specific SQL stays in this module.
+
+pub mod models;
+pub mod schema;
+pub mod secrets;
+pub mod sessions;
+pub mod tokens;
+pub mod users;
+
+use std::time::Duration;
+
+use diesel::connection::SimpleConnection;
+use diesel::r2d2::{self, R2D2Connection};
+use diesel::{Connection, PgConnection, SqliteConnection};
+use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+
+use crate::config::DatabaseUrl;
+
+const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
+const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+
+/// A connection to whichever backend `DATABASE_URL` names.
+#[derive(diesel::MultiConnection)]
+pub enum DbConnection {
+    Postgres(PgConnection),
+    Sqlite(SqliteConnection),
+}
+
+/// Opens connections for the pool. Unlike the derived
+/// `MultiConnection::establish`, which tries each backend in turn, the backend
+/// comes from the URL scheme and a failure is reported as it is.
+#[derive(Debug, Clone)]
+pub struct ConnectionManager {
+    url: DatabaseUrl,
+}
+
+impl ConnectionManager {
+    pub fn new(url: DatabaseUrl) -> Self {
+        Self { url }
+    }
+}
+
+/// Why a connection could not be opened or checked.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("could not connect to the database")]
+    Connection(#[from] diesel::ConnectionError),
+    #[error("database query failed")]
+    Query(#[from] diesel::result::Error),
+}
+
+/// SQLite runs with write-ahead logging (readers never block the writer),
+/// enforced foreign keys, and a busy timeout so concurrent writers wait instead
+/// of failing at once.
+const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; \
+     PRAGMA synchronous = NORMAL; \
+     PRAGMA foreign_keys = ON; \
+     PRAGMA busy_timeout = 5000;";
+
+impl r2d2::ManageConnection for ConnectionManager {
+    type Connection = DbConnection;
+    type Error = ConnectError;
+
+    fn connect(&self) -> Result<DbConnection, ConnectError> {
+        match &self.url {
+            DatabaseUrl::Postgres(url) => Ok(DbConnection::Postgres(PgConnection::establish(url)?)),
+            DatabaseUrl::Sqlite(path) => {
+                let mut conn = SqliteConnection::establish(&path.to_string_lossy())?;
+                conn.batch_execute(SQLITE_PRAGMAS)?;
+                Ok(DbConnection::Sqlite(conn))
+            }
+        }
+    }
+
+    fn is_valid(&self, conn: &mut DbConnection) -> Result<(), ConnectError> {
+        Ok(conn.ping()?)
+    }
+
+    fn has_broken(&self, conn: &mut DbConnection) -> bool {
+        conn.is_broken()
+    }
+}
+
+pub type Pool = r2d2::Pool<ConnectionManager>;
+pub type PooledConnection = r2d2::PooledConnection<ConnectionManager>;
+
+/// The database is out of reach: no pooled connection in time, or the
+/// blocking task was cancelled.
+#[derive(Debug, thiserror::Error)]
+#[error("database unavailable")]
+pub struct DbUnavailable(#[source] pub anyhow::Error);
+
+/// Builds the pool and checks that one connection can be made, so a wrong
+/// `DATABASE_URL` fails start-up with the driver's message.
+/// `timeout` bounds how long a request waits for a connection before the
+/// database counts as unavailable.
+pub fn connect(url: &DatabaseUrl, max_size: u32, timeout: Duration) -> anyhow::Result<Pool> {
+    use anyhow::Context as _;
+    let manager = ConnectionManager::new(url.clone());
+    // Fail loudly on the first connection rather than after the pool's timeout.
+    r2d2::ManageConnection::connect(&manager)
+        .with_context(|| format!("could not open the database {url}"))?;
+    r2d2::Pool::builder()
+        .max_size(max_size)
+        .connection_timeout(timeout)
+        .build(manager)
+        .with_context(|| format!("could not build the connection pool for {url}"))
+}
+
+/// Applies pending migrations for the connection's backend; returns how many ran.
+pub fn run_migrations(conn: &mut DbConnection) -> anyhow::Result<usize> {
+    let applied = match conn {
+        DbConnection::Postgres(c) => c.run_pending_migrations(POSTGRES_MIGRATIONS),
+        DbConnection::Sqlite(c) => c.run_pending_migrations(SQLITE_MIGRATIONS),
+    }
+    .map_err(|e| anyhow::anyhow!("applying migrations failed: {e}"))?;
+    Ok(applied.len())
+}
+
+/// A cheap round trip to check the database answers.
+pub fn ping(conn: &mut DbConnection) -> diesel::QueryResult<()> {
+    conn.ping()
+}
+
+/// Runs `f` with a pooled connection on the blocking thread pool, so database
+/// work never stalls the async executor. The caller's tracing span (and so its
+/// request id) follows the work onto that thread.
+pub async fn run<T, E, F>(pool: &Pool, f: F) -> Result<T, E>
+where
+    F: FnOnce(&mut DbConnection) -> Result<T, E> + Send + 'static,
+    T: Send + 'static,
+    E: From<DbUnavailable> + Send + 'static,
+{
+    let pool = pool.clone();
+    let span = tracing::Span::current();
+    actix_web::rt::task::spawn_blocking(move || {
+        let _entered = span.enter();
+        let mut conn = pool
+            .get()
+            .map_err(|e| DbUnavailable(anyhow::Error::new(e)))?;
+        f(&mut conn)
+    })
+    .await
+    .map_err(|e| DbUnavailable(anyhow::anyhow!("database task failed: {e}")))?
+}
+
+/// True when a diesel error is a unique-constraint violation.
+pub fn is_unique_violation(err: &diesel::result::Error) -> bool {
+    matches!(
+        err,
+        diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use diesel::sql_types::BigInt;
+    use diesel::RunQueryDsl;
+
+    #[derive(diesel::QueryableByName)]
+    struct Value {
+        #[diesel(sql_type = BigInt)]
+        value: i64,
+    }
+
+    #[test]
+    fn sqlite_connections_get_their_pragmas() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = DatabaseUrl::Sqlite(dir.path().join("p.db"));
+        let manager = ConnectionManager::new(url);
+        let DbConnection::Sqlite(mut conn) = r2d2::ManageConnection::connect(&manager).unwrap()
+        else {
+            panic!("a SQLite path gives a SQLite connection");
+        };
+        let pragma = |conn: &mut SqliteConnection, sql: &str| {
+            diesel::sql_query(sql)
+                .get_result::<Value>(conn)
+                .unwrap()
+                .value
+        };
+        assert_eq!(
+            pragma(
+                &mut conn,
+                "SELECT foreign_keys AS value FROM pragma_foreign_keys"
+            ),
+            1
+        );
+        assert_eq!(
+            pragma(
+                &mut conn,
+                "SELECT timeout AS value FROM pragma_busy_timeout"
+            ),
+            5000
+        );
+        let mode: Vec<String> = diesel::sql_query("PRAGMA journal_mode")
+            .load::<JournalMode>(&mut conn)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.journal_mode)
+            .collect();
+        assert_eq!(mode, ["wal"]);
+    }
+
+    #[derive(diesel::QueryableByName)]
+    struct JournalMode {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        journal_mode: String,
+    }
+
+    #[test]
+    fn an_unreachable_postgres_fails_loudly() {
+        let url = DatabaseUrl::Postgres("postgres://nobody@127.0.0.1:1/none".into());
+        let err = connect(&url, 1, Duration::from_secs(1)).unwrap_err();
+        assert!(format!("{err:#}").contains("could not open the database"));
+    }
+}

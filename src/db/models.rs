@@ -1,0 +1,60 @@
+//! Rows as stored. Times are UTC without zone (portable across backends).
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+
+use super::schema::{personal_access_tokens, refresh_tokens, server_secrets, sessions, users};
+
+#[derive(Debug, Clone, Queryable, Insertable)]
+#[diesel(table_name = users)]
+pub struct User {
+    pub id: String,
+    pub username: String,
+    pub email: String,
+    pub email_verified: bool,
+    pub password_hash: String,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+}
+
+#[derive(Debug, Clone, Queryable, Insertable)]
+#[diesel(table_name = sessions)]
+pub struct Session {
+    pub id: String,
+    pub user_id: String,
+    pub created_at: NaiveDateTime,
+    pub revoked_at: Option<NaiveDateTime>,
+}
+
+#[derive(Debug, Clone, Queryable, Insertable)]
+#[diesel(table_name = refresh_tokens)]
+pub struct RefreshToken {
+    pub id: String,
+    pub session_id: String,
+    pub token_hash: String,
+    pub created_at: NaiveDateTime,
+    pub expires_at: NaiveDateTime,
+    pub used_at: Option<NaiveDateTime>,
+}
+
+#[derive(Debug, Clone, Queryable, Insertable)]
+#[diesel(table_name = personal_access_tokens)]
+pub struct PersonalAccessToken {
+    pub id: String,
+    pub user_id: String,
+    pub name: String,
+    /// Space-separated scope names.
+    pub scopes: String,
+    pub token_hash: String,
+    pub created_at: NaiveDateTime,
+    pub expires_at: Option<NaiveDateTime>,
+    pub last_used_at: Option<NaiveDateTime>,
+}
+
+#[derive(Debug, Clone, Queryable, Insertable)]
+#[diesel(table_name = server_secrets)]
+pub struct ServerSecret {
+    pub name: String,
+    pub value: String,
+    pub created_at: NaiveDateTime,
+}

@@ -1,0 +1,74 @@
+//! Queries on `users`.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+
+use super::models::User;
+use super::schema::users;
+use super::DbConnection;
+
+pub fn insert(conn: &mut DbConnection, user: &User) -> QueryResult<()> {
+    diesel::insert_into(users::table)
+        .values(user)
+        .execute(conn)
+        .map(drop)
+}
+
+pub fn find_by_id(conn: &mut DbConnection, id: &str) -> QueryResult<Option<User>> {
+    users::table.find(id).first(conn).optional()
+}
+
+/// Usernames and emails are stored lower-cased, so equality is
+/// case-insensitive for callers that normalise their input the same way.
+pub fn find_by_username(conn: &mut DbConnection, username: &str) -> QueryResult<Option<User>> {
+    users::table
+        .filter(users::username.eq(username))
+        .first(conn)
+        .optional()
+}
+
+pub fn find_by_email(conn: &mut DbConnection, email: &str) -> QueryResult<Option<User>> {
+    users::table
+        .filter(users::email.eq(email))
+        .first(conn)
+        .optional()
+}
+
+/// Log-in accepts either the username or the email address.
+pub fn find_by_login(conn: &mut DbConnection, login: &str) -> QueryResult<Option<User>> {
+    users::table
+        .filter(users::username.eq(login).or(users::email.eq(login)))
+        .first(conn)
+        .optional()
+}
+
+pub fn update_email(
+    conn: &mut DbConnection,
+    id: &str,
+    email: &str,
+    now: NaiveDateTime,
+) -> QueryResult<()> {
+    diesel::update(users::table.find(id))
+        .set((
+            users::email.eq(email),
+            users::email_verified.eq(false),
+            users::updated_at.eq(now),
+        ))
+        .execute(conn)
+        .map(drop)
+}
+
+pub fn update_password_hash(
+    conn: &mut DbConnection,
+    id: &str,
+    password_hash: &str,
+    now: NaiveDateTime,
+) -> QueryResult<()> {
+    diesel::update(users::table.find(id))
+        .set((
+            users::password_hash.eq(password_hash),
+            users::updated_at.eq(now),
+        ))
+        .execute(conn)
+        .map(drop)
+}

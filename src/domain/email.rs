@@ -1,0 +1,63 @@
+use super::Invalid;
+
+/// A syntactically valid email address, stored lower-cased so that uniqueness
+/// and log-in by email are case-insensitive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Email(String);
+
+impl Email {
+    /// RFC 5321 caps a forward path at 254 characters.
+    pub const MAX_LEN: usize = 254;
+
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        let email = raw.trim().to_lowercase();
+        if email.len() > Self::MAX_LEN {
+            return Err(Invalid::new(
+                "length",
+                format!("must be at most {} characters long", Self::MAX_LEN),
+            ));
+        }
+        // The crate accepts dot-less domains such as `a@localhost`; accounts
+        // need an address mail can reach.
+        let has_dotted_domain = email
+            .rsplit_once('@')
+            .is_some_and(|(_, domain)| domain.contains('.') && !domain.ends_with('.'));
+        if !email_address::EmailAddress::is_valid(&email) || !has_dotted_domain {
+            return Err(Invalid::new("format", "is not a valid email address"));
+        }
+        Ok(Self(email))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_and_normalises() {
+        assert_eq!(
+            Email::parse(" Alice@Example.COM ").unwrap().as_str(),
+            "alice@example.com"
+        );
+    }
+
+    #[test]
+    fn refuses_invalid() {
+        for bad in [
+            "",
+            "alice",
+            "alice@",
+            "@example.com",
+            "a b@example.com",
+            "a@localhost",
+        ] {
+            assert!(Email::parse(bad).is_err(), "{bad}");
+        }
+        let long = format!("{}@example.com", "a".repeat(250));
+        assert_eq!(Email::parse(&long).unwrap_err().code, "length");
+    }
+}

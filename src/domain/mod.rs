@@ -1,0 +1,30 @@
+//! Domain newtypes. Request bodies are parsed into these before any work is
+//! done, so everything past the handler holds only valid values.
+
+mod email;
+mod password;
+mod scope;
+mod token_name;
+mod username;
+
+pub use email::Email;
+pub use password::Password;
+pub use scope::{Scope, ScopeSet};
+pub use token_name::TokenName;
+pub use username::Username;
+
+/// Why a value was refused: a stable machine code and a human message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl Invalid {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+}

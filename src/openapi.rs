@@ -1,0 +1,140 @@
+//! The OpenAPI document. `openapi/openapi.json` is this, committed; a test
+//! fails when they differ.
+
+use std::sync::LazyLock;
+
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+use utoipa::{Modify, OpenApi};
+
+use crate::routes;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Sannin",
+        description = "Correspondence play of sannin shogi, the three-player hexagonal shogi.\n\n\
+            Errors are `application/problem+json` documents (RFC 9457) with a stable `code`.\n\n\
+            Authenticate with `Authorization: Bearer <token>`, where the token is either an \
+            access token from `POST /api/v1/auth/token` (all scopes) or a personal access token \
+            from `POST /api/v1/me/tokens` (its own scopes)."
+    ),
+    paths(
+        routes::health::healthz,
+        routes::health::readyz,
+        routes::accounts::register,
+        routes::auth::token,
+        routes::auth::refresh,
+        routes::auth::logout,
+        routes::me::get_me,
+        routes::me::patch_me,
+        routes::tokens::create,
+        routes::tokens::list,
+        routes::tokens::delete,
+        routes::users::profile,
+    ),
+    components(schemas(
+        crate::error::Problem,
+        crate::error::FieldError,
+        crate::domain::Scope,
+    )),
+    modifiers(&SecuritySchemes, &ServerErrors),
+    tags(
+        (name = "health", description = "Liveness and readiness"),
+        (name = "accounts", description = "Registration"),
+        (name = "auth", description = "Log-in sessions: access and refresh tokens"),
+        (name = "me", description = "Your own account"),
+        (name = "tokens", description = "Personal access tokens for scripts and integrations"),
+        (name = "users", description = "Public profiles"),
+    )
+)]
+pub struct ApiDoc;
+
+struct SecuritySchemes;
+
+impl Modify for SecuritySchemes {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer_jwt",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .description(Some(
+                        "Access token from `POST /api/v1/auth/token`; holds every scope.",
+                    ))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "personal_access_token",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("sannin_pat_…")
+                    .description(Some(
+                        "Personal access token from `POST /api/v1/me/tokens`; limited to its scopes \
+                         (account:read, account:write, games:read, games:play, webhooks:manage).",
+                    ))
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// Any operation can fail inside the server or lose its database; rather
+/// than repeat that on every handler, both answers are added to each
+/// operation here.
+struct ServerErrors;
+
+impl Modify for ServerErrors {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let problem = |description: &str| {
+            ResponseBuilder::new()
+                .description(description)
+                .content(
+                    crate::error::PROBLEM_JSON,
+                    ContentBuilder::new()
+                        .schema(Some(Ref::from_schema_name("Problem")))
+                        .build(),
+                )
+                .build()
+        };
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            // Liveness never touches the database.
+            let uses_database = path != "/healthz";
+            let operations = [
+                &mut item.get,
+                &mut item.put,
+                &mut item.post,
+                &mut item.delete,
+                &mut item.patch,
+            ];
+            for operation in operations.into_iter().flatten() {
+                let responses = &mut operation.responses.responses;
+                responses.entry("500".into()).or_insert_with(|| {
+                    problem("Internal error (`internal-error`); details are only logged").into()
+                });
+                if uses_database {
+                    responses.entry("503".into()).or_insert_with(|| {
+                        problem("The database is unreachable (`service-unavailable`)").into()
+                    });
+                }
+            }
+        }
+    }
+}
+
+static SPEC_JSON: LazyLock<String> = LazyLock::new(|| {
+    let mut json = ApiDoc::openapi()
+        .to_pretty_json()
+        .expect("the OpenAPI document serialises");
+    json.push('\n');
+    json
+});
+
+/// The document as served and committed: pretty JSON with a final newline.
+pub fn spec_json() -> &'static str {
+    &SPEC_JSON
+}

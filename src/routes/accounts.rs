@@ -1,0 +1,109 @@
+use actix_web::{web, HttpRequest, HttpResponse};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::json::ApiJson;
+use super::JsonBodyProblems;
+use crate::accounts::{self, Registration};
+use crate::auth::rate_limit::Limited;
+use crate::db::models::User;
+use crate::domain::{Email, Password, Username};
+use crate::error::{ApiError, FieldError, Problem};
+use crate::state::AppState;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"username": "alice", "email": "alice@example.com", "password": "correct horse battery staple"}))]
+pub struct RegisterRequest {
+    /// 3–32 characters of `a-z 0-9 _ -` (upper case is folded to lower case).
+    #[schema(example = "alice")]
+    pub username: String,
+    #[schema(example = "alice@example.com")]
+    pub email: String,
+    /// 8–1024 bytes.
+    #[schema(example = "correct horse battery staple")]
+    pub password: String,
+}
+
+/// Your own account.
+#[derive(Serialize, ToSchema)]
+#[schema(example = json!({"id": "0b0a1f1e-8a43-4a5c-9f57-2d9f5f0c1a2b", "username": "alice", "email": "alice@example.com", "email_verified": false, "created_at": "2026-01-01T12:00:00Z"}))]
+pub struct Account {
+    pub id: String,
+    pub username: String,
+    pub email: String,
+    pub email_verified: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<User> for Account {
+    fn from(user: User) -> Self {
+        Self {
+            id: user.id,
+            username: user.username,
+            email: user.email,
+            email_verified: user.email_verified,
+            created_at: super::utc(user.created_at),
+        }
+    }
+}
+
+impl RegisterRequest {
+    fn parse(self) -> Result<Registration, ApiError> {
+        let username = Username::parse(&self.username);
+        let email = Email::parse(&self.email);
+        let password = Password::parse(self.password);
+        match (username, email, password) {
+            (Ok(username), Ok(email), Ok(password)) => Ok(Registration {
+                username,
+                email,
+                password,
+            }),
+            (username, email, password) => {
+                let mut errors = Vec::new();
+                if let Err(e) = username {
+                    errors.push(FieldError::from_invalid("username", e));
+                }
+                if let Err(e) = email {
+                    errors.push(FieldError::from_invalid("email", e));
+                }
+                if let Err(e) = password {
+                    errors.push(FieldError::from_invalid("password", e));
+                }
+                Err(ApiError::Validation(errors))
+            }
+        }
+    }
+}
+
+/// Register an account.
+#[utoipa::path(
+    post,
+    path = "/api/v1/accounts",
+    tag = "accounts",
+    request_body = RegisterRequest,
+    responses(
+        (status = 201, description = "Account created", body = Account),
+        (status = 409, description = "Username or email already taken (`username-taken`, `email-taken`)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many registrations from this address; see `Retry-After`", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        JsonBodyProblems,
+    )
+)]
+pub async fn register(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: ApiJson<RegisterRequest>,
+) -> Result<HttpResponse, ApiError> {
+    state
+        .rate_limits
+        .check(Limited::Registration, super::client_ip(&req))?;
+    let registration = body.0.parse()?;
+    let user = accounts::register(&state, registration).await?;
+    tracing::info!(user_id = %user.id, "account registered");
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/api/v1/users/{}", user.username)))
+        .json(Account::from(user)))
+}

@@ -1,0 +1,116 @@
+use actix_web::{web, HttpResponse};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::accounts::Account;
+use super::json::ApiJson;
+use super::{AuthProblems, JsonBodyProblems};
+use crate::accounts::{self, AccountUpdate, PasswordChange};
+use crate::auth::Authenticated;
+use crate::domain::{Email, Password, Scope};
+use crate::error::{ApiError, FieldError, Problem};
+use crate::state::AppState;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"current_password": "correct horse battery staple", "new_password": "a much longer new passphrase"}))]
+pub struct UpdateMeRequest {
+    /// A new email address (marks the address unverified).
+    #[schema(example = "alice@example.org")]
+    pub email: Option<String>,
+    /// Required with `new_password`.
+    pub current_password: Option<String>,
+    /// 8–1024 bytes; changing it revokes every other session.
+    pub new_password: Option<String>,
+}
+
+/// Your account.
+#[utoipa::path(
+    get,
+    path = "/api/v1/me",
+    tag = "me",
+    security(("bearer_jwt" = []), ("personal_access_token" = ["account:read"])),
+    responses(
+        (status = 200, description = "Your account", body = Account),
+        (status = 403, description = "The token lacks `account:read` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+    )
+)]
+pub async fn get_me(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_scope(Scope::AccountRead)?;
+    let user = accounts::me(&state, auth.user_id).await?;
+    Ok(HttpResponse::Ok().json(Account::from(user)))
+}
+
+/// Change your email address and/or password.
+#[utoipa::path(
+    patch,
+    path = "/api/v1/me",
+    tag = "me",
+    request_body = UpdateMeRequest,
+    security(("bearer_jwt" = []), ("personal_access_token" = ["account:write"])),
+    responses(
+        (status = 200, description = "The updated account", body = Account),
+        (status = 403, description = "The token lacks `account:write` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Email already registered (`email-taken`)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid fields, or wrong `current_password`", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+        JsonBodyProblems,
+    )
+)]
+pub async fn patch_me(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    body: ApiJson<UpdateMeRequest>,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_scope(Scope::AccountWrite)?;
+    let body = body.0;
+    let mut errors = Vec::new();
+    let email = match body.email.as_deref().map(Email::parse) {
+        Some(Ok(email)) => Some(email),
+        Some(Err(e)) => {
+            errors.push(FieldError::from_invalid("email", e));
+            None
+        }
+        None => None,
+    };
+    let password = match (body.current_password, body.new_password) {
+        (Some(current), Some(new)) => match Password::parse(new) {
+            Ok(new) => Some(PasswordChange { current, new }),
+            Err(e) => {
+                errors.push(FieldError::from_invalid("new_password", e));
+                None
+            }
+        },
+        (None, Some(_)) => {
+            errors.push(FieldError::new(
+                "current_password",
+                "required",
+                "is required to change the password",
+            ));
+            None
+        }
+        (Some(_), None) => {
+            errors.push(FieldError::new(
+                "new_password",
+                "required",
+                "is required with current_password",
+            ));
+            None
+        }
+        (None, None) => None,
+    };
+    if !errors.is_empty() {
+        return Err(ApiError::Validation(errors));
+    }
+    let update = AccountUpdate {
+        email,
+        password,
+        keep_session: auth.session_id().map(str::to_owned),
+    };
+    let user = accounts::update_me(&state, auth.user_id, update).await?;
+    Ok(HttpResponse::Ok().json(Account::from(user)))
+}

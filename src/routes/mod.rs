@@ -1,0 +1,99 @@
+//! HTTP routes: thin handlers that parse into domain types, call one use
+//! case, and map the result. The resource list here and the path list in
+//! `crate::openapi` must agree; a test checks that every documented operation
+//! is routed.
+
+pub mod accounts;
+pub mod auth;
+pub mod health;
+pub mod json;
+pub mod me;
+pub mod tokens;
+pub mod users;
+
+use std::net::{IpAddr, Ipv4Addr};
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use chrono::{DateTime, NaiveDateTime, Utc};
+
+use crate::error::{ApiError, Problem};
+
+/// Registers every route of the service.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/healthz").route(web::get().to(health::healthz)))
+        .service(web::resource("/readyz").route(web::get().to(health::readyz)))
+        .service(web::resource("/api/v1/openapi.json").route(web::get().to(openapi_json)))
+        .service(web::resource("/docs").route(web::get().to(docs_redirect)))
+        .service(web::resource("/api/v1/accounts").route(web::post().to(accounts::register)))
+        .service(web::resource("/api/v1/auth/token").route(web::post().to(auth::token)))
+        .service(web::resource("/api/v1/auth/refresh").route(web::post().to(auth::refresh)))
+        .service(web::resource("/api/v1/auth/logout").route(web::post().to(auth::logout)))
+        .service(
+            web::resource("/api/v1/me")
+                .route(web::get().to(me::get_me))
+                .route(web::patch().to(me::patch_me)),
+        )
+        .service(
+            web::resource("/api/v1/me/tokens")
+                .route(web::get().to(tokens::list))
+                .route(web::post().to(tokens::create)),
+        )
+        .service(web::resource("/api/v1/me/tokens/{id}").route(web::delete().to(tokens::delete)))
+        .service(web::resource("/api/v1/users/{username}").route(web::get().to(users::profile)));
+}
+
+/// The OpenAPI document, byte for byte what `sannin openapi` prints.
+async fn openapi_json() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(crate::openapi::spec_json())
+}
+
+async fn docs_redirect() -> HttpResponse {
+    HttpResponse::PermanentRedirect()
+        .insert_header(("Location", "/docs/"))
+        .finish()
+}
+
+/// OpenAPI: the problems every endpoint that reads a JSON body can answer.
+/// Only documentation; the variants are never built.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)]
+pub enum JsonBodyProblems {
+    /// The body is not valid JSON (`malformed-json`).
+    #[response(status = 400, content_type = "application/problem+json")]
+    Malformed(Problem),
+    /// The body is larger than `SANNIN_MAX_BODY_BYTES` (`payload-too-large`).
+    #[response(status = 413, content_type = "application/problem+json")]
+    TooLarge(Problem),
+    /// The body is not sent as `application/json` (`unsupported-media-type`).
+    #[response(status = 415, content_type = "application/problem+json")]
+    NotJson(Problem),
+}
+
+/// OpenAPI: the answer of every authenticated endpoint without a valid token.
+/// Only documentation; the variant is never built.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)]
+pub enum AuthProblems {
+    /// Missing, invalid, expired or revoked bearer token (`unauthenticated`).
+    #[response(status = 401, content_type = "application/problem+json")]
+    Unauthenticated(Problem),
+}
+
+/// Answer for paths no resource claims.
+pub async fn not_found() -> Result<HttpResponse, ApiError> {
+    Err(ApiError::RouteNotFound)
+}
+
+/// The client's address, for per-client rate limits. This is the TCP peer:
+/// behind a reverse proxy every client shares the proxy's address.
+pub(crate) fn client_ip(req: &HttpRequest) -> IpAddr {
+    req.peer_addr()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |addr| addr.ip())
+}
+
+/// Stored times are UTC; the API shows them as RFC 3339 with a `Z`.
+pub(crate) fn utc(t: NaiveDateTime) -> DateTime<Utc> {
+    DateTime::from_naive_utc_and_offset(t, Utc)
+}

@@ -1,0 +1,39 @@
+use actix_web::{web, HttpResponse};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::accounts;
+use crate::error::{ApiError, Problem};
+use crate::state::AppState;
+
+/// What anyone may see of a player.
+#[derive(Serialize, ToSchema)]
+#[schema(example = json!({"username": "alice", "created_at": "2026-01-01T12:00:00Z"}))]
+pub struct PublicProfile {
+    pub username: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A player's public profile.
+#[utoipa::path(
+    get,
+    path = "/api/v1/users/{username}",
+    operation_id = "get_user",
+    tag = "users",
+    params(("username" = String, Path, description = "Case-insensitive username", example = "alice")),
+    responses(
+        (status = 200, description = "The profile", body = PublicProfile),
+        (status = 404, description = "No such user (`not-found`)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn profile(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let user = accounts::public_profile(&state, path.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(PublicProfile {
+        username: user.username,
+        created_at: super::utc(user.created_at),
+    }))
+}

@@ -1,0 +1,211 @@
+//! Building and running the server. `Application::build` binds its own
+//! listener, so tests can ask for port 0 and read the real port back.
+
+use std::net::TcpListener;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use actix_web::dev::Server;
+use actix_web::middleware::{from_fn, ErrorHandlers};
+use actix_web::{web, App, HttpServer};
+use anyhow::Context as _;
+use utoipa_swagger_ui::{Config as SwaggerConfig, SwaggerUi};
+
+use crate::auth::jwt::JwtKeys;
+use crate::auth::rate_limit::RateLimits;
+use crate::auth::{opaque, password};
+use crate::config::Settings;
+use crate::db::{self, Pool};
+use crate::state::AppState;
+use crate::{error, routes, telemetry};
+
+/// Name of the generated JWT signing key in `server_secrets`.
+const JWT_KEY_NAME: &str = "jwt_signing_key";
+
+/// A bound, not yet running, server.
+pub struct Application {
+    port: u16,
+    server: Server,
+}
+
+impl Application {
+    /// Opens the database, applies migrations, loads the signing key and binds
+    /// `settings.bind`.
+    pub async fn build(settings: Settings) -> anyhow::Result<Self> {
+        let db_settings = settings.clone();
+        let (pool, jwt_secret, dummy_hash) = actix_web::rt::task::spawn_blocking(move || {
+            let pool = open_database(&db_settings)?;
+            let secret = match &db_settings.jwt_secret {
+                Some(secret) => secret.expose().to_owned(),
+                None => {
+                    let mut conn = pool.get().context("no database connection")?;
+                    db::secrets::get_or_create(&mut conn, JWT_KEY_NAME, opaque::signing_key)
+                        .context("loading the generated JWT signing key")?
+                }
+            };
+            let dummy = password::dummy_hash()?;
+            anyhow::Ok((pool, secret, dummy))
+        })
+        .await
+        .context("start-up task failed")??;
+
+        let state = AppState {
+            pool,
+            jwt: JwtKeys::new(
+                jwt_secret.as_bytes(),
+                settings.jwt_issuer.clone(),
+                settings.jwt_audience.clone(),
+                settings.access_token_ttl,
+            ),
+            rate_limits: RateLimits::new(settings.auth_rate_limit_per_minute),
+            dummy_hash,
+            refresh_token_ttl: settings.refresh_token_ttl,
+            max_body_bytes: settings.max_body_bytes,
+        };
+
+        let listener = TcpListener::bind(&settings.bind)
+            .with_context(|| format!("SANNIN_BIND: cannot listen on {}", settings.bind))?;
+        let port = listener.local_addr()?.port();
+        let server = run(listener, state, &settings)?;
+        Ok(Self { port, server })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Serves until SIGTERM or ctrl-c, then drains in-flight requests.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
+
+/// Connects and migrates; blocking.
+fn open_database(settings: &Settings) -> anyhow::Result<Pool> {
+    let pool = db::connect(
+        &settings.database_url,
+        settings.database_pool_size,
+        settings.database_timeout,
+    )?;
+    let mut conn = pool.get().context("no database connection")?;
+    let applied = db::run_migrations(&mut conn)?;
+    tracing::info!(
+        database = %settings.database_url,
+        backend = settings.database_url.backend_name(),
+        migrations_applied = applied,
+        "database ready"
+    );
+    Ok(pool)
+}
+
+fn run(listener: TcpListener, state: AppState, settings: &Settings) -> anyhow::Result<Server> {
+    let state = web::Data::new(state);
+
+    // Forget clients whose rate allowance has refilled, so the limiter's
+    // memory stays bounded.
+    let sweeper = state.clone();
+    actix_web::rt::spawn(async move {
+        let mut every = actix_web::rt::time::interval(Duration::from_secs(60));
+        loop {
+            every.tick().await;
+            sweeper.rate_limits.forget_idle();
+        }
+    });
+
+    let mut server = HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .wrap(ErrorHandlers::new().default_handler(error::render_bare_error))
+            .wrap(from_fn(telemetry::trace_request))
+            .configure(routes::configure)
+            .service(
+                SwaggerUi::new("/docs/{_:.*}").config(SwaggerConfig::new(["/api/v1/openapi.json"])),
+            )
+            .default_service(web::to(routes::not_found))
+    })
+    .listen(listener)?
+    .shutdown_timeout(settings.shutdown_timeout.as_secs());
+    if let Some(workers) = settings.workers {
+        server = server.workers(workers);
+    }
+    Ok(server.run())
+}
+
+/// Reads `.env` (if any) and the environment; prints one line and gives an
+/// exit code on failure.
+fn load_settings() -> Result<Settings, ExitCode> {
+    if let Err(e) = dotenvy::dotenv() {
+        if !e.not_found() {
+            eprintln!("sannin: .env: {e}");
+            return Err(ExitCode::from(2));
+        }
+    }
+    Settings::from_env().map_err(|e| {
+        eprintln!("sannin: configuration error: {e}");
+        ExitCode::from(2)
+    })
+}
+
+/// `sannin serve`: run the server until stopped.
+pub fn serve() -> ExitCode {
+    let settings = match load_settings() {
+        Ok(settings) => settings,
+        Err(code) => return code,
+    };
+    telemetry::init(&settings);
+    actix_web::rt::System::new().block_on(async move {
+        let bind = settings.bind.clone();
+        let app = match Application::build(settings).await {
+            Ok(app) => app,
+            Err(e) => {
+                tracing::error!(error = %format!("{e:#}"), "start-up failed");
+                eprintln!("sannin: start-up failed: {e:#}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let host = bind
+            .rsplit_once(':')
+            .map_or(bind.as_str(), |(host, _)| host);
+        tracing::info!(
+            "listening on http://{host}:{port} (API docs at /docs)",
+            port = app.port()
+        );
+        match app.run_until_stopped().await {
+            Ok(()) => {
+                tracing::info!("stopped");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "server failed");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
+/// `sannin migrate`: apply pending migrations and exit.
+pub fn migrate() -> ExitCode {
+    let settings = match load_settings() {
+        Ok(settings) => settings,
+        Err(code) => return code,
+    };
+    telemetry::init(&settings);
+    let result =
+        db::connect(&settings.database_url, 1, settings.database_timeout).and_then(|pool| {
+            let mut conn = pool.get().context("no database connection")?;
+            db::run_migrations(&mut conn)
+        });
+    match result {
+        Ok(applied) => {
+            println!(
+                "applied {applied} migration(s) to {}",
+                settings.database_url
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("sannin: migration failed: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

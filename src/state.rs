@@ -1,0 +1,17 @@
+//! What every request handler shares.
+
+use std::time::Duration;
+
+use crate::auth::jwt::JwtKeys;
+use crate::auth::rate_limit::RateLimits;
+use crate::db::Pool;
+
+pub struct AppState {
+    pub pool: Pool,
+    pub jwt: JwtKeys,
+    pub rate_limits: RateLimits,
+    /// Verified against when a log-in names no known user (see `auth::password`).
+    pub dummy_hash: String,
+    pub refresh_token_ttl: Duration,
+    pub max_body_bytes: usize,
+}

@@ -1,0 +1,226 @@
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+use crate::helpers::{assert_problem, error_fields, spawn_app, Backend};
+
+async fn registration_creates_an_account(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let res = app
+        .register(&json!({"username": "Alice_01", "email": "Alice@Example.com", "password": "correct horse"}))
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    assert_eq!(res.headers()["location"], "/api/v1/users/alice_01");
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["username"], "alice_01");
+    assert_eq!(body["email"], "alice@example.com");
+    assert_eq!(body["email_verified"], false);
+    assert!(body["created_at"].as_str().unwrap().ends_with('Z'));
+    assert!(body.get("password").is_none() && body.get("password_hash").is_none());
+}
+
+async fn usernames_are_unique_case_insensitively(backend: Backend) {
+    let app = spawn_app(backend).await;
+    app.register_user("bob").await;
+    let res = app
+        .register(&json!({"username": "BOB", "email": "other@example.com", "password": "12345678"}))
+        .await;
+    let problem = assert_problem(res, StatusCode::CONFLICT, "username-taken").await;
+    assert_eq!(error_fields(&problem), ["username"]);
+}
+
+async fn emails_are_unique_case_insensitively(backend: Backend) {
+    let app = spawn_app(backend).await;
+    app.register_user("carol").await;
+    let res = app
+        .register(
+            &json!({"username": "carol2", "email": "CAROL@example.COM", "password": "12345678"}),
+        )
+        .await;
+    let problem = assert_problem(res, StatusCode::CONFLICT, "email-taken").await;
+    assert_eq!(error_fields(&problem), ["email"]);
+}
+
+async fn registration_checks_every_field(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let res = app
+        .register(&json!({"username": "a!", "email": "not-an-email", "password": "short"}))
+        .await;
+    let problem = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    assert_eq!(error_fields(&problem), ["username", "email", "password"]);
+
+    let res = app
+        .register(&json!({"username": "dave", "email": "dave@example.com"}))
+        .await;
+    let problem = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    assert_eq!(error_fields(&problem), ["password"]);
+    assert_eq!(problem["errors"][0]["code"], "required");
+}
+
+async fn registration_length_bounds(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let cases = [
+        ("ab", "x@example.com", "12345678", Some("username")),
+        (
+            &"u".repeat(33) as &str,
+            "x@example.com",
+            "12345678",
+            Some("username"),
+        ),
+        ("abc", "abc@example.com", "1234567", Some("password")),
+        (
+            "abd",
+            "abd@example.com",
+            &"p".repeat(1025),
+            Some("password"),
+        ),
+        ("abe", "abe@example.com", "12345678", None),
+        (&"v".repeat(32), "v32@example.com", &"p".repeat(1024), None),
+        ("ab-_9", "ab9@example.com", "éééé", None),
+    ];
+    for (username, email, password, bad_field) in cases {
+        let res = app
+            .register(&json!({"username": username, "email": email, "password": password}))
+            .await;
+        match bad_field {
+            Some(field) => {
+                let problem =
+                    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed")
+                        .await;
+                assert_eq!(error_fields(&problem), [field], "{username}");
+            }
+            None => assert_eq!(res.status(), StatusCode::CREATED, "{username}"),
+        }
+    }
+}
+
+async fn public_profiles(backend: Backend) {
+    let app = spawn_app(backend).await;
+    app.register_user("erin").await;
+    let res = app.get_user("ERIN").await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["username"], "erin");
+    assert!(body.get("email").is_none(), "the email address is private");
+
+    assert_problem(
+        app.get_user("nobody").await,
+        StatusCode::NOT_FOUND,
+        "not-found",
+    )
+    .await;
+}
+
+async fn me_shows_the_account(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let user = app.register_user("frank").await;
+    let tokens = app.tokens_for(&user).await;
+    let res = app.get_me(&tokens.access).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["username"], "frank");
+    assert_eq!(body["email"], "frank@example.com");
+    assert_eq!(body["email_verified"], false);
+    assert!(body["created_at"].is_string());
+}
+
+async fn changing_the_email(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let user = app.register_user("gina").await;
+    app.register_user("hank").await;
+    let tokens = app.tokens_for(&user).await;
+
+    let res = app
+        .patch_me(&tokens.access, &json!({"email": "Gina@New.example.com"}))
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["email"], "gina@new.example.com");
+
+    let res = app
+        .patch_me(&tokens.access, &json!({"email": "hank@example.com"}))
+        .await;
+    assert_problem(res, StatusCode::CONFLICT, "email-taken").await;
+
+    let res = app
+        .patch_me(&tokens.access, &json!({"email": "nope"}))
+        .await;
+    let problem = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    assert_eq!(error_fields(&problem), ["email"]);
+
+    // Log in by the new email address.
+    assert_eq!(
+        app.login("GINA@new.example.com", &user.password)
+            .await
+            .status(),
+        StatusCode::OK
+    );
+}
+
+async fn changing_the_password_revokes_other_sessions(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let user = app.register_user("ivan").await;
+    let here = app.tokens_for(&user).await;
+    let elsewhere = app.tokens_for(&user).await;
+
+    let res = app
+        .patch_me(
+            &here.access,
+            &json!({"current_password": "wrong password", "new_password": "brand new password"}),
+        )
+        .await;
+    let problem = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    assert_eq!(error_fields(&problem), ["current_password"]);
+
+    let res = app
+        .patch_me(&here.access, &json!({"new_password": "brand new password"}))
+        .await;
+    let problem = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    assert_eq!(error_fields(&problem), ["current_password"]);
+
+    let res = app
+        .patch_me(
+            &here.access,
+            &json!({"current_password": user.password, "new_password": "brand new password"}),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+
+    // The other session is over, this one goes on.
+    assert_problem(
+        app.get_me(&elsewhere.access).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthenticated",
+    )
+    .await;
+    assert_problem(
+        app.refresh(&elsewhere.refresh).await,
+        StatusCode::UNAUTHORIZED,
+        "invalid-refresh-token",
+    )
+    .await;
+    assert_eq!(app.get_me(&here.access).await.status(), StatusCode::OK);
+    assert_eq!(app.refresh(&here.refresh).await.status(), StatusCode::OK);
+
+    assert_problem(
+        app.login("ivan", &user.password).await,
+        StatusCode::UNAUTHORIZED,
+        "invalid-credentials",
+    )
+    .await;
+    assert_eq!(
+        app.login("ivan", "brand new password").await.status(),
+        StatusCode::OK
+    );
+}
+
+crate::on_both_backends!(
+    registration_creates_an_account,
+    usernames_are_unique_case_insensitively,
+    emails_are_unique_case_insensitively,
+    registration_checks_every_field,
+    registration_length_bounds,
+    public_profiles,
+    me_shows_the_account,
+    changing_the_email,
+    changing_the_password_revokes_other_sessions,
+);

@@ -1,0 +1,176 @@
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use crate::helpers::{assert_problem, spawn_app, Backend};
+
+async fn log_in_by_username_or_email(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let user = app.register_user("jane").await;
+    for login in ["jane", "JANE", "jane@example.com", "Jane@Example.COM"] {
+        let res = app.login(login, &user.password).await;
+        assert_eq!(res.status(), StatusCode::OK, "{login}");
+        assert_eq!(res.headers()["cache-control"], "no-store");
+        let body: Value = res.json().await.unwrap();
+        assert_eq!(body["token_type"], "Bearer");
+        assert!(body["expires_in"].as_u64().unwrap() > 0);
+        assert_eq!(body["access_token"].as_str().unwrap().split('.').count(), 3);
+        assert!(body["refresh_token"]
+            .as_str()
+            .unwrap()
+            .starts_with("sannin_rt_"));
+    }
+}
+
+async fn unknown_user_and_wrong_password_look_alike(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let user = app.register_user("kate").await;
+    let wrong_password = assert_problem(
+        app.login(&user.username, "not the password").await,
+        StatusCode::UNAUTHORIZED,
+        "invalid-credentials",
+    )
+    .await;
+    let unknown_user = assert_problem(
+        app.login("nobody-here", "not the password").await,
+        StatusCode::UNAUTHORIZED,
+        "invalid-credentials",
+    )
+    .await;
+    assert_eq!(wrong_password, unknown_user);
+
+    let res = app.login("", "").await;
+    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+}
+
+async fn bearer_tokens_are_checked(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let user = app.register_user("liam").await;
+    let tokens = app.tokens_for(&user).await;
+
+    let res = app.request(reqwest::Method::GET, "/api/v1/me").await;
+    assert_eq!(res.headers()["www-authenticate"], "Bearer");
+    assert_problem(res, StatusCode::UNAUTHORIZED, "unauthenticated").await;
+
+    // A token signed with another key, a mangled one, a refresh token, a
+    // made-up personal token.
+    let mut tampered = tokens.access.clone();
+    tampered.pop();
+    tampered.push(if tokens.access.ends_with('A') {
+        'B'
+    } else {
+        'A'
+    });
+    for bad in [
+        tampered.as_str(),
+        "garbage",
+        &tokens.refresh,
+        "sannin_pat_madeup",
+    ] {
+        assert_problem(
+            app.get_me(bad).await,
+            StatusCode::UNAUTHORIZED,
+            "unauthenticated",
+        )
+        .await;
+    }
+
+    let basic = app
+        .client
+        .get(app.url("/api/v1/me"))
+        .header("authorization", format!("Basic {}", tokens.access))
+        .send()
+        .await
+        .unwrap();
+    assert_problem(basic, StatusCode::UNAUTHORIZED, "unauthenticated").await;
+}
+
+async fn refresh_rotates_and_reuse_revokes_the_family(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let user = app.register_user("mona").await;
+    let first = app.tokens_for(&user).await;
+
+    let res = app.refresh(&first.refresh).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let second: Value = res.json().await.unwrap();
+    let second_refresh = second["refresh_token"].as_str().unwrap().to_owned();
+    let second_access = second["access_token"].as_str().unwrap().to_owned();
+    assert_ne!(second_refresh, first.refresh);
+    assert_eq!(app.get_me(&second_access).await.status(), StatusCode::OK);
+
+    let res = app.refresh(&second_refresh).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let third: Value = res.json().await.unwrap();
+    let third_refresh = third["refresh_token"].as_str().unwrap().to_owned();
+
+    // Replaying a spent token revokes the whole family...
+    assert_problem(
+        app.refresh(&first.refresh).await,
+        StatusCode::UNAUTHORIZED,
+        "refresh-token-reused",
+    )
+    .await;
+    // ...so the latest refresh token and the access tokens die with it.
+    assert_problem(
+        app.refresh(&third_refresh).await,
+        StatusCode::UNAUTHORIZED,
+        "invalid-refresh-token",
+    )
+    .await;
+    assert_problem(
+        app.get_me(&second_access).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthenticated",
+    )
+    .await;
+
+    // Another session of the same user is untouched.
+    let other = app.tokens_for(&user).await;
+    assert_eq!(app.refresh(&other.refresh).await.status(), StatusCode::OK);
+
+    assert_problem(
+        app.refresh("sannin_rt_unknown").await,
+        StatusCode::UNAUTHORIZED,
+        "invalid-refresh-token",
+    )
+    .await;
+}
+
+async fn logout_revokes_the_session(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let user = app.register_user("nina").await;
+    let tokens = app.tokens_for(&user).await;
+    let other = app.tokens_for(&user).await;
+
+    assert_eq!(
+        app.logout(&tokens.refresh).await.status(),
+        StatusCode::NO_CONTENT
+    );
+    assert_problem(
+        app.refresh(&tokens.refresh).await,
+        StatusCode::UNAUTHORIZED,
+        "invalid-refresh-token",
+    )
+    .await;
+    assert_problem(
+        app.get_me(&tokens.access).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthenticated",
+    )
+    .await;
+    assert_eq!(app.get_me(&other.access).await.status(), StatusCode::OK);
+
+    assert_problem(
+        app.logout("sannin_rt_unknown").await,
+        StatusCode::UNAUTHORIZED,
+        "invalid-refresh-token",
+    )
+    .await;
+}
+
+crate::on_both_backends!(
+    log_in_by_username_or_email,
+    unknown_user_and_wrong_password_look_alike,
+    bearer_tokens_are_checked,
+    refresh_rotates_and_reuse_revokes_the_family,
+    logout_revokes_the_session,
+);

@@ -1,0 +1,13 @@
+//! End-to-end tests: a real server on port 0, over HTTP, against a fresh
+//! SQLite database and (with `TEST_DATABASE_URL`) a fresh PostgreSQL one.
+
+mod helpers;
+
+mod accounts;
+mod auth;
+mod errors;
+mod health;
+mod openapi;
+mod process;
+mod rate_limits;
+mod tokens;

@@ -1,0 +1,128 @@
+use std::path::PathBuf;
+use std::process::Command;
+
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
+use crate::helpers::{spawn_app, Backend};
+
+fn committed_spec() -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("openapi/openapi.json");
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+#[test]
+fn committed_spec_matches_the_code() {
+    assert!(
+        committed_spec() == sannin::openapi::spec_json(),
+        "openapi/openapi.json is out of date; regenerate it with\n\n    cargo run -- openapi > openapi/openapi.json\n"
+    );
+}
+
+#[test]
+fn the_cli_prints_the_spec() {
+    let out = Command::new(env!("CARGO_BIN_EXE_sannin"))
+        .arg("openapi")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        sannin::openapi::spec_json()
+    );
+}
+
+#[test]
+fn invalid_configuration_stops_start_up_naming_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    for (var, value) in [
+        ("SANNIN_BIND", "nowhere"),
+        ("DATABASE_URL", "host=localhost dbname=sannin"),
+        ("SANNIN_AUTH_RATE_LIMIT_PER_MINUTE", "many"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_sannin"))
+            .current_dir(dir.path())
+            .env(var, value)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{var}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(var), "{stderr}");
+    }
+    // No SQLite file was created for the libpq-style string.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+
+    let out = Command::new(env!("CARGO_BIN_EXE_sannin"))
+        .current_dir(dir.path())
+        .env("SANNIN_ENV", "production")
+        .env_remove("SANNIN_JWT_SECRET")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("SANNIN_JWT_SECRET"));
+}
+
+async fn the_server_serves_the_spec_and_every_operation_is_routed(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let res = app.openapi_json().await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let served = res.text().await.unwrap();
+    assert_eq!(served, sannin::openapi::spec_json());
+
+    let spec: Value = serde_json::from_str(&served).unwrap();
+    let schemes = &spec["components"]["securitySchemes"];
+    assert_eq!(schemes["bearer_jwt"]["scheme"], "bearer");
+    assert_eq!(schemes["personal_access_token"]["scheme"], "bearer");
+
+    let mut operations = 0;
+    for (path, item) in spec["paths"].as_object().unwrap() {
+        let concrete = path
+            .replace("{username}", "someone")
+            .replace("{id}", "some-id");
+        for method in item.as_object().unwrap().keys() {
+            let method: Method = method.to_uppercase().parse().unwrap();
+            let res = app.request(method.clone(), &concrete).await;
+            let status = res.status();
+            let body: Value = res.json().await.unwrap_or(Value::Null);
+            let unrouted = status == StatusCode::METHOD_NOT_ALLOWED
+                || (status == StatusCode::NOT_FOUND && body["code"] == "route-not-found");
+            assert!(!unrouted, "{method} {path} is documented but not routed");
+            operations += 1;
+        }
+        // Every documented operation documents its error answers.
+        for (method, op) in item.as_object().unwrap() {
+            let responses = op["responses"].as_object().unwrap();
+            for (status, response) in responses {
+                if status.starts_with('4') || status.starts_with('5') {
+                    assert!(
+                        response["content"]["application/problem+json"].is_object(),
+                        "{method} {path} {status} is not documented as a problem"
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(operations, 12);
+}
+
+async fn swagger_ui_is_served_offline(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let res = app.request(Method::GET, "/docs").await;
+    assert_eq!(res.status(), StatusCode::PERMANENT_REDIRECT);
+    let res = app.request(Method::GET, "/docs/").await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res.text().await.unwrap().contains("swagger-ui"));
+    let res = app
+        .request(Method::GET, "/docs/swagger-initializer.js")
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res.text().await.unwrap().contains("/api/v1/openapi.json"));
+}
+
+crate::on_both_backends!(
+    the_server_serves_the_spec_and_every_operation_is_routed,
+    swagger_ui_is_served_offline,
+);
