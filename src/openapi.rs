@@ -4,6 +4,7 @@
 use std::sync::LazyLock;
 
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
 use crate::routes;
@@ -37,7 +38,7 @@ use crate::routes;
         crate::error::FieldError,
         crate::domain::Scope,
     )),
-    modifiers(&SecuritySchemes),
+    modifiers(&SecuritySchemes, &ServerErrors),
     tags(
         (name = "health", description = "Liveness and readiness"),
         (name = "accounts", description = "Registration"),
@@ -79,6 +80,49 @@ impl Modify for SecuritySchemes {
                     .build(),
             ),
         );
+    }
+}
+
+/// Any operation can fail inside the server or lose its database; rather
+/// than repeat that on every handler, both answers are added to each
+/// operation here.
+struct ServerErrors;
+
+impl Modify for ServerErrors {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let problem = |description: &str| {
+            ResponseBuilder::new()
+                .description(description)
+                .content(
+                    crate::error::PROBLEM_JSON,
+                    ContentBuilder::new()
+                        .schema(Some(Ref::from_schema_name("Problem")))
+                        .build(),
+                )
+                .build()
+        };
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            // Liveness never touches the database.
+            let uses_database = path != "/healthz";
+            let operations = [
+                &mut item.get,
+                &mut item.put,
+                &mut item.post,
+                &mut item.delete,
+                &mut item.patch,
+            ];
+            for operation in operations.into_iter().flatten() {
+                let responses = &mut operation.responses.responses;
+                responses.entry("500".into()).or_insert_with(|| {
+                    problem("Internal error (`internal-error`); details are only logged").into()
+                });
+                if uses_database {
+                    responses.entry("503".into()).or_insert_with(|| {
+                        problem("The database is unreachable (`service-unavailable`)").into()
+                    });
+                }
+            }
+        }
     }
 }
 

@@ -82,7 +82,11 @@ impl Application {
 
 /// Connects and migrates; blocking.
 fn open_database(settings: &Settings) -> anyhow::Result<Pool> {
-    let pool = db::connect(&settings.database_url, settings.database_pool_size)?;
+    let pool = db::connect(
+        &settings.database_url,
+        settings.database_pool_size,
+        settings.database_timeout,
+    )?;
     let mut conn = pool.get().context("no database connection")?;
     let applied = db::run_migrations(&mut conn)?;
     tracing::info!(
@@ -186,10 +190,11 @@ pub fn migrate() -> ExitCode {
         Err(code) => return code,
     };
     telemetry::init(&settings);
-    let result = db::connect(&settings.database_url, 1).and_then(|pool| {
-        let mut conn = pool.get().context("no database connection")?;
-        db::run_migrations(&mut conn)
-    });
+    let result =
+        db::connect(&settings.database_url, 1, settings.database_timeout).and_then(|pool| {
+            let mut conn = pool.get().context("no database connection")?;
+            db::run_migrations(&mut conn)
+        });
     match result {
         Ok(applied) => {
             println!(

@@ -137,10 +137,10 @@ pub async fn update_me(
         let now = Utc::now().naive_utc();
         use diesel::Connection as _;
         conn.transaction(|conn| {
+            // Writes come first in this transaction (a SQLite reader that
+            // later writes can fail with SQLITE_BUSY instead of waiting); the
+            // unique index reports a taken email.
             if let Some(email) = email.filter(|e| *e != user.email) {
-                if db::users::find_by_email(conn, &email)?.is_some() {
-                    return Err(AccountError::EmailTaken);
-                }
                 db::users::update_email(conn, &user.id, &email, now).map_err(|e| {
                     if db::is_unique_violation(&e) {
                         AccountError::EmailTaken

@@ -145,7 +145,14 @@ pub async fn authenticate(state: &AppState, bearer: String) -> Result<Authentica
             if token.expires_at.is_some_and(|at| at <= now) {
                 return Err(AccountError::InvalidAccessToken);
             }
-            db::tokens::touch(conn, &token.id, now)?;
+            // Record use at most once a minute: a write per request would
+            // contend for SQLite's single writer for no real gain.
+            if token
+                .last_used_at
+                .is_none_or(|at| now - at > chrono::Duration::minutes(1))
+            {
+                db::tokens::touch(conn, &token.id, now)?;
+            }
             Ok(Authenticated {
                 user_id: user.id,
                 username: user.username,

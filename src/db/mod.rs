@@ -93,7 +93,9 @@ pub struct DbUnavailable(#[source] pub anyhow::Error);
 
 /// Builds the pool and checks that one connection can be made, so a wrong
 /// `DATABASE_URL` fails start-up with the driver's message.
-pub fn connect(url: &DatabaseUrl, max_size: u32) -> anyhow::Result<Pool> {
+/// `timeout` bounds how long a request waits for a connection before the
+/// database counts as unavailable.
+pub fn connect(url: &DatabaseUrl, max_size: u32, timeout: Duration) -> anyhow::Result<Pool> {
     use anyhow::Context as _;
     let manager = ConnectionManager::new(url.clone());
     // Fail loudly on the first connection rather than after the pool's timeout.
@@ -101,7 +103,7 @@ pub fn connect(url: &DatabaseUrl, max_size: u32) -> anyhow::Result<Pool> {
         .with_context(|| format!("could not open the database {url}"))?;
     r2d2::Pool::builder()
         .max_size(max_size)
-        .connection_timeout(Duration::from_secs(10))
+        .connection_timeout(timeout)
         .build(manager)
         .with_context(|| format!("could not build the connection pool for {url}"))
 }
@@ -149,4 +151,68 @@ pub fn is_unique_violation(err: &diesel::result::Error) -> bool {
         err,
         diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use diesel::sql_types::BigInt;
+    use diesel::RunQueryDsl;
+
+    #[derive(diesel::QueryableByName)]
+    struct Value {
+        #[diesel(sql_type = BigInt)]
+        value: i64,
+    }
+
+    #[test]
+    fn sqlite_connections_get_their_pragmas() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = DatabaseUrl::Sqlite(dir.path().join("p.db"));
+        let manager = ConnectionManager::new(url);
+        let DbConnection::Sqlite(mut conn) = r2d2::ManageConnection::connect(&manager).unwrap()
+        else {
+            panic!("a SQLite path gives a SQLite connection");
+        };
+        let pragma = |conn: &mut SqliteConnection, sql: &str| {
+            diesel::sql_query(sql)
+                .get_result::<Value>(conn)
+                .unwrap()
+                .value
+        };
+        assert_eq!(
+            pragma(
+                &mut conn,
+                "SELECT foreign_keys AS value FROM pragma_foreign_keys"
+            ),
+            1
+        );
+        assert_eq!(
+            pragma(
+                &mut conn,
+                "SELECT timeout AS value FROM pragma_busy_timeout"
+            ),
+            5000
+        );
+        let mode: Vec<String> = diesel::sql_query("PRAGMA journal_mode")
+            .load::<JournalMode>(&mut conn)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.journal_mode)
+            .collect();
+        assert_eq!(mode, ["wal"]);
+    }
+
+    #[derive(diesel::QueryableByName)]
+    struct JournalMode {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        journal_mode: String,
+    }
+
+    #[test]
+    fn an_unreachable_postgres_fails_loudly() {
+        let url = DatabaseUrl::Postgres("postgres://nobody@127.0.0.1:1/none".into());
+        let err = connect(&url, 1, Duration::from_secs(1)).unwrap_err();
+        assert!(format!("{err:#}").contains("could not open the database"));
+    }
 }

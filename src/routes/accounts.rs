@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::json::ApiJson;
+use super::JsonBodyProblems;
 use crate::accounts::{self, Registration};
 use crate::auth::rate_limit::Limited;
 use crate::db::models::User;
@@ -84,13 +85,11 @@ impl RegisterRequest {
     request_body = RegisterRequest,
     responses(
         (status = 201, description = "Account created", body = Account),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Username or email already taken (`username-taken`, `email-taken`)", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Body is not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many registrations from this address; see `Retry-After`", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        JsonBodyProblems,
     )
 )]
 pub async fn register(

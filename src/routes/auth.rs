@@ -3,6 +3,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::json::ApiJson;
+use super::JsonBodyProblems;
 use crate::accounts::{self, TokenPair};
 use crate::auth::rate_limit::Limited;
 use crate::error::{ApiError, FieldError, Problem};
@@ -72,17 +73,16 @@ fn required(field: &str, value: &str) -> Result<(), ApiError> {
 #[utoipa::path(
     post,
     path = "/api/v1/auth/token",
+    operation_id = "log_in",
     tag = "auth",
     request_body = TokenRequest,
     responses(
         (status = 200, description = "Logged in", body = TokenResponse),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Unknown user or wrong password (`invalid-credentials`, the same for both)", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Body is not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Missing or ill-typed fields", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many log-in attempts from this address; see `Retry-After`", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        JsonBodyProblems,
     )
 )]
 pub async fn token(
@@ -105,17 +105,16 @@ pub async fn token(
 #[utoipa::path(
     post,
     path = "/api/v1/auth/refresh",
+    operation_id = "refresh_token",
     tag = "auth",
     request_body = RefreshRequest,
     responses(
         (status = 200, description = "New token pair", body = TokenResponse),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Unknown, expired or revoked (`invalid-refresh-token`) or already used (`refresh-token-reused`; the session is now revoked)", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Body is not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Missing or ill-typed fields", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many refreshes from this address; see `Retry-After`", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        JsonBodyProblems,
     )
 )]
 pub async fn refresh(
@@ -136,15 +135,14 @@ pub async fn refresh(
 #[utoipa::path(
     post,
     path = "/api/v1/auth/logout",
+    operation_id = "log_out",
     tag = "auth",
     request_body = RefreshRequest,
     responses(
         (status = 204, description = "Session revoked"),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Unknown refresh token (`invalid-refresh-token`)", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Body is not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Missing or ill-typed fields", body = Problem, content_type = "application/problem+json"),
+        JsonBodyProblems,
     )
 )]
 pub async fn logout(

@@ -4,6 +4,7 @@ use utoipa::ToSchema;
 
 use super::accounts::Account;
 use super::json::ApiJson;
+use super::{AuthProblems, JsonBodyProblems};
 use crate::accounts::{self, AccountUpdate, PasswordChange};
 use crate::auth::Authenticated;
 use crate::domain::{Email, Password, Scope};
@@ -31,8 +32,8 @@ pub struct UpdateMeRequest {
     security(("bearer_jwt" = []), ("personal_access_token" = ["account:read"])),
     responses(
         (status = 200, description = "Your account", body = Account),
-        (status = 401, description = "Missing, invalid, expired or revoked token (`unauthenticated`)", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "The token lacks `account:read` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
     )
 )]
 pub async fn get_me(
@@ -53,13 +54,11 @@ pub async fn get_me(
     security(("bearer_jwt" = []), ("personal_access_token" = ["account:write"])),
     responses(
         (status = 200, description = "The updated account", body = Account),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid, expired or revoked token (`unauthenticated`)", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "The token lacks `account:write` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Email already registered (`email-taken`)", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Body is not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields, or wrong `current_password`", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+        JsonBodyProblems,
     )
 )]
 pub async fn patch_me(

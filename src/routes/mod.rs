@@ -16,7 +16,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::{DateTime, NaiveDateTime, Utc};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, Problem};
 
 /// Registers every route of the service.
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -53,6 +53,32 @@ async fn docs_redirect() -> HttpResponse {
     HttpResponse::PermanentRedirect()
         .insert_header(("Location", "/docs/"))
         .finish()
+}
+
+/// OpenAPI: the problems every endpoint that reads a JSON body can answer.
+/// Only documentation; the variants are never built.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)]
+pub enum JsonBodyProblems {
+    /// The body is not valid JSON (`malformed-json`).
+    #[response(status = 400, content_type = "application/problem+json")]
+    Malformed(Problem),
+    /// The body is larger than `SANNIN_MAX_BODY_BYTES` (`payload-too-large`).
+    #[response(status = 413, content_type = "application/problem+json")]
+    TooLarge(Problem),
+    /// The body is not sent as `application/json` (`unsupported-media-type`).
+    #[response(status = 415, content_type = "application/problem+json")]
+    NotJson(Problem),
+}
+
+/// OpenAPI: the answer of every authenticated endpoint without a valid token.
+/// Only documentation; the variant is never built.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)]
+pub enum AuthProblems {
+    /// Missing, invalid, expired or revoked bearer token (`unauthenticated`).
+    #[response(status = 401, content_type = "application/problem+json")]
+    Unauthenticated(Problem),
 }
 
 /// Answer for paths no resource claims.

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::json::ApiJson;
+use super::{AuthProblems, JsonBodyProblems};
 use crate::accounts::{self, NewPersonalToken, PersonalToken};
 use crate::auth::Authenticated;
 use crate::domain::{Scope, ScopeSet, TokenName};
@@ -102,17 +103,16 @@ impl CreateTokenRequest {
 #[utoipa::path(
     post,
     path = "/api/v1/me/tokens",
+    operation_id = "create_token",
     tag = "tokens",
     request_body = CreateTokenRequest,
     security(("bearer_jwt" = []), ("personal_access_token" = ["account:write"])),
     responses(
         (status = 201, description = "Created; `token` is shown this once", body = TokenView),
-        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid, expired or revoked token (`unauthenticated`)", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "The token lacks `account:write` (`insufficient-scope`), or asks for a scope the calling token lacks (`forbidden`)", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Body is not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields (including unknown scopes)", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+        JsonBodyProblems,
     )
 )]
 pub async fn create(
@@ -132,12 +132,13 @@ pub async fn create(
 #[utoipa::path(
     get,
     path = "/api/v1/me/tokens",
+    operation_id = "list_tokens",
     tag = "tokens",
     security(("bearer_jwt" = []), ("personal_access_token" = ["account:read"])),
     responses(
         (status = 200, description = "Your tokens, oldest first", body = [TokenView]),
-        (status = 401, description = "Missing, invalid, expired or revoked token (`unauthenticated`)", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "The token lacks `account:read` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
     )
 )]
 pub async fn list(
@@ -153,14 +154,15 @@ pub async fn list(
 #[utoipa::path(
     delete,
     path = "/api/v1/me/tokens/{id}",
+    operation_id = "delete_token",
     tag = "tokens",
     params(("id" = String, Path, description = "The token's id")),
     security(("bearer_jwt" = []), ("personal_access_token" = ["account:write"])),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 401, description = "Missing, invalid, expired or revoked token (`unauthenticated`)", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "The token lacks `account:write` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "You have no token with this id (`not-found`)", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
     )
 )]
 pub async fn delete(

@@ -19,6 +19,7 @@ pub struct PublicProfile {
 #[utoipa::path(
     get,
     path = "/api/v1/users/{username}",
+    operation_id = "get_user",
     tag = "users",
     params(("username" = String, Path, description = "Case-insensitive username", example = "alice")),
     responses(

@@ -41,6 +41,27 @@ async fn the_signing_key_survives_a_restart(backend: Backend) {
     );
 }
 
+/// Readiness follows the database: with it gone, 503 as a problem.
+#[actix_web::test]
+async fn readyz_reports_a_lost_postgres_database() {
+    if !crate::helpers::available(Backend::Postgres, "readyz_reports_a_lost_postgres_database") {
+        return;
+    }
+    let app = crate::helpers::spawn_app_with(Backend::Postgres, |s| {
+        s.database_timeout = std::time::Duration::from_secs(1);
+    })
+    .await;
+    assert_eq!(app.readyz().await.status(), StatusCode::OK);
+    app.drop_database();
+    crate::helpers::assert_problem(
+        app.readyz().await,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "service-unavailable",
+    )
+    .await;
+    assert_eq!(app.healthz().await.status(), StatusCode::OK);
+}
+
 crate::on_both_backends!(
     healthz_and_readyz_answer,
     request_ids_are_generated_or_echoed,

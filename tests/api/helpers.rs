@@ -7,6 +7,7 @@
 //! a digest of the migrations, so a changed migration gets a new template).
 
 use std::collections::HashMap;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -36,7 +37,17 @@ pub fn available(backend: Backend, test: &str) -> bool {
             if std::env::var("CI").is_ok_and(|v| v == "true") {
                 panic!("CI=true but TEST_DATABASE_URL is not set: PostgreSQL tests cannot run");
             }
-            eprintln!("skipped on PostgreSQL (TEST_DATABASE_URL is not set): {test}");
+            // Written to stderr directly, past the test harness's capture,
+            // so the skip shows in a plain `cargo test` run (once).
+            static ANNOUNCED: OnceLock<()> = OnceLock::new();
+            ANNOUNCED.get_or_init(|| {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "PostgreSQL tests skipped: TEST_DATABASE_URL is not set \
+                     (e.g. TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test)"
+                );
+            });
+            eprintln!("skipped on PostgreSQL: {test}");
             false
         }
     }
@@ -316,6 +327,20 @@ impl TestApp {
     /// A second server on this app's database, as after a restart.
     pub async fn restart(&self) -> TestApp {
         start(self.backend, self.db.clone(), |_| {}).await
+    }
+
+    /// PostgreSQL only: drops the app's database under it, as when the
+    /// database server loses it.
+    pub fn drop_database(&self) {
+        let TestDb::Postgres {
+            admin_url, name, ..
+        } = self.db.as_ref()
+        else {
+            panic!("only a PostgreSQL database can be dropped under a running app");
+        };
+        let mut conn = PgConnection::establish(admin_url).expect("connect to TEST_DATABASE_URL");
+        conn.batch_execute(&format!("DROP DATABASE \"{name}\" WITH (FORCE)"))
+            .expect("drop the test database");
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -8,5 +8,6 @@ mod auth;
 mod errors;
 mod health;
 mod openapi;
+mod process;
 mod rate_limits;
 mod tokens;
