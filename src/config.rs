@@ -161,6 +161,13 @@ pub struct Settings {
     pub shutdown_timeout: Duration,
     pub log_filter: String,
     pub log_format: LogFormat,
+    /// Length of one "day" of a time control (a real day unless shortened for tests
+    /// and demonstrations).
+    pub day_seconds: u64,
+    /// How often each process looks for expired deadlines and lapsed invitations.
+    pub sweep_interval: Duration,
+    /// Days invitations and open seats wait before the game lapses.
+    pub invitation_days: u64,
 }
 
 /// The minimum length of an explicit JWT secret (256 bits for HS256).
@@ -279,6 +286,15 @@ impl Settings {
             )?),
             log_filter: get("SANNIN_LOG").unwrap_or_else(|| "info".into()),
             log_format,
+            day_seconds: number(&get, "SANNIN_DAY_SECONDS", 86_400, 1, 86_400)?,
+            sweep_interval: Duration::from_millis(number(
+                &get,
+                "SANNIN_SWEEP_INTERVAL_MS",
+                30_000,
+                100,
+                3_600_000,
+            )?),
+            invitation_days: number(&get, "SANNIN_INVITATION_DAYS", 14, 1, 365)?,
         })
     }
 }

@@ -120,6 +120,14 @@ pub enum ApiError {
     /// A framework error response with no body of ours, rendered as a problem.
     #[error("HTTP {0}")]
     Http(StatusCode),
+    /// A refusal with its own status and stable code (game rules and game state).
+    #[error("{code}: {detail}")]
+    Refused {
+        status: StatusCode,
+        code: &'static str,
+        title: &'static str,
+        detail: String,
+    },
 }
 
 impl From<crate::db::DbUnavailable> for ApiError {
@@ -155,6 +163,7 @@ impl ApiError {
             ApiError::Unavailable(_) => "service-unavailable",
             ApiError::Internal(_) => "internal-error",
             ApiError::Http(status) => http_code(*status),
+            ApiError::Refused { code, .. } => code,
         }
     }
 
@@ -178,6 +187,7 @@ impl ApiError {
             ApiError::Unavailable(_) => "Service unavailable",
             ApiError::Internal(_) => "Internal server error",
             ApiError::Http(status) => status.canonical_reason().unwrap_or("Error"),
+            ApiError::Refused { title, .. } => title,
         }
     }
 
@@ -216,6 +226,7 @@ impl ApiError {
                 .canonical_reason()
                 .unwrap_or("The request failed.")
                 .to_owned(),
+            ApiError::Refused { detail, .. } => detail.clone(),
         }
     }
 
@@ -271,6 +282,7 @@ impl ResponseError for ApiError {
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Http(status) => *status,
+            ApiError::Refused { status, .. } => *status,
         }
     }
 

@@ -32,6 +32,23 @@ use crate::routes;
         routes::tokens::list,
         routes::tokens::delete,
         routes::users::profile,
+        routes::games::create,
+        routes::games::list,
+        routes::games::get,
+        routes::games::join,
+        routes::games::decline,
+        routes::games::cancel,
+        routes::games::play,
+        routes::games::moves,
+        routes::games::resign,
+        routes::games::propose,
+        routes::games::accept,
+        routes::games::decline_alliance,
+        routes::games::withdraw_alliance,
+        routes::games::record,
+        routes::games::import,
+        routes::games::board,
+        routes::games::events,
     ),
     components(schemas(
         crate::error::Problem,
@@ -46,6 +63,7 @@ use crate::routes;
         (name = "me", description = "Your own account"),
         (name = "tokens", description = "Personal access tokens for scripts and integrations"),
         (name = "users", description = "Public profiles"),
+        (name = "games", description = "Correspondence games: challenges, moves, alliances, records, pictures"),
     )
 )]
 pub struct ApiDoc;

@@ -61,6 +61,7 @@ impl Application {
             dummy_hash,
             refresh_token_ttl: settings.refresh_token_ttl,
             max_body_bytes: settings.max_body_bytes,
+            games: games_settings(&settings),
         };
 
         let listener = TcpListener::bind(&settings.bind)
@@ -77,6 +78,14 @@ impl Application {
     /// Serves until SIGTERM or ctrl-c, then drains in-flight requests.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         self.server.await
+    }
+}
+
+fn games_settings(settings: &Settings) -> crate::games::service::Settings {
+    let day = chrono::Duration::seconds(settings.day_seconds as i64);
+    crate::games::service::Settings {
+        day,
+        open_for: day * settings.invitation_days as i32,
     }
 }
 
@@ -111,6 +120,14 @@ fn run(listener: TcpListener, state: AppState, settings: &Settings) -> anyhow::R
             sweeper.rate_limits.forget_idle();
         }
     });
+
+    // Deadlines, reminders and lapsed invitations: every process sweeps; the database
+    // makes each change happen once.
+    actix_web::rt::spawn(crate::games::sweeper::run(
+        state.pool.clone(),
+        state.games,
+        settings.sweep_interval,
+    ));
 
     let mut server = HttpServer::new(move || {
         App::new()

@@ -14,4 +14,6 @@ pub struct AppState {
     pub dummy_hash: String,
     pub refresh_token_ttl: Duration,
     pub max_body_bytes: usize,
+    /// Time rules of games: the length of a day, how long invitations wait.
+    pub games: crate::games::service::Settings,
 }

@@ -90,3 +90,21 @@ impl FromRequest for Authenticated {
         })
     }
 }
+
+/// A caller who may be anonymous: no `Authorization` header means `None`, but a
+/// header that is present must be valid.
+#[derive(Debug, Clone)]
+pub struct MaybeAuthenticated(pub Option<Authenticated>);
+
+impl FromRequest for MaybeAuthenticated {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        if req.headers().get(header::AUTHORIZATION).is_none() {
+            return Box::pin(async { Ok(MaybeAuthenticated(None)) });
+        }
+        let inner = Authenticated::from_request(req, payload);
+        Box::pin(async move { Ok(MaybeAuthenticated(Some(inner.await?))) })
+    }
+}

@@ -6,4 +6,4 @@ pub mod opaque;
 pub mod password;
 pub mod rate_limit;
 
-pub use extractor::{Authenticated, Credential};
+pub use extractor::{Authenticated, Credential, MaybeAuthenticated};

@@ -1,6 +1,7 @@
 //! Storage: one connection type over PostgreSQL and SQLite, a pool, embedded
 //! migrations, and the queries. Backend-specific SQL stays in this module.
 
+pub mod games;
 pub mod models;
 pub mod schema;
 pub mod secrets;

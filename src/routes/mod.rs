@@ -5,6 +5,7 @@
 
 pub mod accounts;
 pub mod auth;
+pub mod games;
 pub mod health;
 pub mod json;
 pub mod me;
@@ -39,7 +40,42 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(web::post().to(tokens::create)),
         )
         .service(web::resource("/api/v1/me/tokens/{id}").route(web::delete().to(tokens::delete)))
-        .service(web::resource("/api/v1/users/{username}").route(web::get().to(users::profile)));
+        .service(web::resource("/api/v1/users/{username}").route(web::get().to(users::profile)))
+        .service(web::resource("/api/v1/me/events").route(web::get().to(games::events)))
+        .service(
+            web::resource("/api/v1/games")
+                .route(web::get().to(games::list))
+                .route(web::post().to(games::create)),
+        )
+        .service(web::resource("/api/v1/games/import").route(web::post().to(games::import)))
+        .service(web::resource("/api/v1/games/{id}").route(web::get().to(games::get)))
+        .service(web::resource("/api/v1/games/{id}/join").route(web::post().to(games::join)))
+        .service(web::resource("/api/v1/games/{id}/decline").route(web::post().to(games::decline)))
+        .service(web::resource("/api/v1/games/{id}/cancel").route(web::post().to(games::cancel)))
+        .service(web::resource("/api/v1/games/{id}/resign").route(web::post().to(games::resign)))
+        .service(
+            web::resource("/api/v1/games/{id}/moves")
+                .route(web::get().to(games::moves))
+                .route(web::post().to(games::play)),
+        )
+        .service(web::resource("/api/v1/games/{id}/record").route(web::get().to(games::record)))
+        .service(web::resource("/api/v1/games/{id}/board.svg").route(web::get().to(games::board)))
+        .service(
+            web::resource("/api/v1/games/{id}/alliance/proposals")
+                .route(web::post().to(games::propose)),
+        )
+        .service(
+            web::resource("/api/v1/games/{id}/alliance/proposals/{pid}/accept")
+                .route(web::post().to(games::accept)),
+        )
+        .service(
+            web::resource("/api/v1/games/{id}/alliance/proposals/{pid}/decline")
+                .route(web::post().to(games::decline_alliance)),
+        )
+        .service(
+            web::resource("/api/v1/games/{id}/alliance/proposals/{pid}/withdraw")
+                .route(web::post().to(games::withdraw_alliance)),
+        );
 }
 
 /// The OpenAPI document, byte for byte what `sannin openapi` prints.

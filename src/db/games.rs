@@ -1,0 +1,301 @@
+//! Queries on games, their seats, actions, alliance proposals and the event outbox.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+
+use super::schema::{alliance_proposals, game_actions, game_events, game_seats, games, users};
+use super::DbConnection;
+
+#[derive(Debug, Clone, Queryable, Insertable, Identifiable, AsChangeset)]
+#[diesel(table_name = games)]
+#[diesel(treat_none_as_null = true)]
+pub struct GameRow {
+    pub id: String,
+    pub created_by: Option<String>,
+    pub status: String,
+    pub days_per_move: Option<i32>,
+    pub stuck_piece: String,
+    pub illumination: String,
+    pub allies: Option<String>,
+    pub start_position: String,
+    pub position: String,
+    pub ply: i32,
+    pub seq: i32,
+    pub version: i32,
+    pub to_move: Option<String>,
+    pub result: Option<String>,
+    pub deadline: Option<NaiveDateTime>,
+    pub reminded_seq: Option<i32>,
+    pub expires_at: Option<NaiveDateTime>,
+    pub imported: bool,
+    pub created_at: NaiveDateTime,
+    pub started_at: Option<NaiveDateTime>,
+    pub finished_at: Option<NaiveDateTime>,
+    pub updated_at: NaiveDateTime,
+}
+
+#[derive(Debug, Clone, Queryable, Insertable, AsChangeset)]
+#[diesel(table_name = game_seats)]
+#[diesel(treat_none_as_null = true)]
+pub struct SeatRow {
+    pub game_id: String,
+    pub seat: String,
+    pub user_id: Option<String>,
+    pub display_name: Option<String>,
+    pub state: String,
+    pub joined_at: Option<NaiveDateTime>,
+}
+
+#[derive(Debug, Clone, Queryable, Insertable)]
+#[diesel(table_name = game_actions)]
+pub struct ActionRow {
+    pub game_id: String,
+    pub seq: i32,
+    pub ply: Option<i32>,
+    pub kind: String,
+    pub notation: String,
+    pub seat: Option<String>,
+    pub user_id: Option<String>,
+    pub position_after: String,
+    pub effects: String,
+    pub created_at: NaiveDateTime,
+}
+
+#[derive(Debug, Clone, Queryable, Insertable)]
+#[diesel(table_name = alliance_proposals)]
+pub struct ProposalRow {
+    pub id: String,
+    pub game_id: String,
+    pub from_seat: String,
+    pub to_seat: String,
+    pub status: String,
+    pub created_at: NaiveDateTime,
+    pub resolved_at: Option<NaiveDateTime>,
+}
+
+#[derive(Debug, Clone, Queryable, Insertable)]
+#[diesel(table_name = game_events)]
+pub struct EventRow {
+    pub id: String,
+    pub game_id: String,
+    pub event_type: String,
+    pub user_id: String,
+    pub payload: String,
+    pub created_at: NaiveDateTime,
+}
+
+pub fn insert_game(conn: &mut DbConnection, game: &GameRow) -> QueryResult<()> {
+    diesel::insert_into(games::table)
+        .values(game)
+        .execute(conn)
+        .map(drop)
+}
+
+pub fn find_game(conn: &mut DbConnection, id: &str) -> QueryResult<Option<GameRow>> {
+    games::table.find(id).first(conn).optional()
+}
+
+/// Writes `game` if nobody changed it since it was read at `expected_version`;
+/// returns false when someone did (another request or server process won).
+pub fn update_game_if_version(
+    conn: &mut DbConnection,
+    game: &GameRow,
+    expected_version: i32,
+) -> QueryResult<bool> {
+    let n = diesel::update(
+        games::table
+            .filter(games::id.eq(&game.id))
+            .filter(games::version.eq(expected_version)),
+    )
+    .set(game)
+    .execute(conn)?;
+    Ok(n == 1)
+}
+
+pub fn insert_seat(conn: &mut DbConnection, seat: &SeatRow) -> QueryResult<()> {
+    diesel::insert_into(game_seats::table)
+        .values(seat)
+        .execute(conn)
+        .map(drop)
+}
+
+pub fn update_seat(conn: &mut DbConnection, seat: &SeatRow) -> QueryResult<()> {
+    diesel::update(
+        game_seats::table
+            .filter(game_seats::game_id.eq(&seat.game_id))
+            .filter(game_seats::seat.eq(&seat.seat)),
+    )
+    .set(seat)
+    .execute(conn)
+    .map(drop)
+}
+
+/// Seats of a game with the usernames of their holders.
+pub fn seats(
+    conn: &mut DbConnection,
+    game_id: &str,
+) -> QueryResult<Vec<(SeatRow, Option<String>)>> {
+    game_seats::table
+        .left_join(users::table.on(game_seats::user_id.eq(users::id.nullable())))
+        .filter(game_seats::game_id.eq(game_id))
+        .select((game_seats::all_columns, users::username.nullable()))
+        .load(conn)
+}
+
+pub fn actions(conn: &mut DbConnection, game_id: &str) -> QueryResult<Vec<ActionRow>> {
+    game_actions::table
+        .filter(game_actions::game_id.eq(game_id))
+        .order(game_actions::seq.asc())
+        .load(conn)
+}
+
+pub fn insert_action(conn: &mut DbConnection, action: &ActionRow) -> QueryResult<()> {
+    diesel::insert_into(game_actions::table)
+        .values(action)
+        .execute(conn)
+        .map(drop)
+}
+
+/// The ids of games where `user_id` holds a seat (joined, invited or declined).
+pub fn game_ids_of_user(conn: &mut DbConnection, user_id: &str) -> QueryResult<Vec<String>> {
+    game_seats::table
+        .filter(game_seats::user_id.eq(user_id))
+        .select(game_seats::game_id)
+        .load(conn)
+}
+
+pub fn games_by_ids(conn: &mut DbConnection, ids: &[String]) -> QueryResult<Vec<GameRow>> {
+    games::table.filter(games::id.eq_any(ids)).load(conn)
+}
+
+pub fn games_by_status(
+    conn: &mut DbConnection,
+    status: &str,
+    limit: i64,
+) -> QueryResult<Vec<GameRow>> {
+    games::table
+        .filter(games::status.eq(status))
+        .order(games::created_at.desc())
+        .limit(limit)
+        .load(conn)
+}
+
+/// Active games whose player to move is out of time at `now`.
+pub fn overdue_games(
+    conn: &mut DbConnection,
+    now: NaiveDateTime,
+    limit: i64,
+) -> QueryResult<Vec<String>> {
+    games::table
+        .filter(games::status.eq("active"))
+        .filter(games::deadline.le(now))
+        .select(games::id)
+        .limit(limit)
+        .load(conn)
+}
+
+/// Active games with a deadline before `horizon` (candidates for a reminder).
+pub fn games_due_before(
+    conn: &mut DbConnection,
+    horizon: NaiveDateTime,
+    limit: i64,
+) -> QueryResult<Vec<GameRow>> {
+    games::table
+        .filter(games::status.eq("active"))
+        .filter(games::deadline.le(horizon))
+        .limit(limit)
+        .load(conn)
+}
+
+/// Open games whose invitations and open seats have lapsed at `now`.
+pub fn lapsed_open_games(
+    conn: &mut DbConnection,
+    now: NaiveDateTime,
+    limit: i64,
+) -> QueryResult<Vec<String>> {
+    games::table
+        .filter(games::status.eq("open"))
+        .filter(games::expires_at.le(now))
+        .select(games::id)
+        .limit(limit)
+        .load(conn)
+}
+
+pub fn insert_proposal(conn: &mut DbConnection, p: &ProposalRow) -> QueryResult<()> {
+    diesel::insert_into(alliance_proposals::table)
+        .values(p)
+        .execute(conn)
+        .map(drop)
+}
+
+pub fn proposals(conn: &mut DbConnection, game_id: &str) -> QueryResult<Vec<ProposalRow>> {
+    alliance_proposals::table
+        .filter(alliance_proposals::game_id.eq(game_id))
+        .order(alliance_proposals::created_at.asc())
+        .load(conn)
+}
+
+/// Moves a pending proposal to `status`; false if it was no longer pending.
+pub fn resolve_proposal(
+    conn: &mut DbConnection,
+    id: &str,
+    status: &str,
+    now: NaiveDateTime,
+) -> QueryResult<bool> {
+    let n = diesel::update(
+        alliance_proposals::table
+            .filter(alliance_proposals::id.eq(id))
+            .filter(alliance_proposals::status.eq("pending")),
+    )
+    .set((
+        alliance_proposals::status.eq(status),
+        alliance_proposals::resolved_at.eq(Some(now)),
+    ))
+    .execute(conn)?;
+    Ok(n == 1)
+}
+
+/// Lapses every pending proposal of a game.
+pub fn lapse_proposals(
+    conn: &mut DbConnection,
+    game_id: &str,
+    now: NaiveDateTime,
+) -> QueryResult<usize> {
+    diesel::update(
+        alliance_proposals::table
+            .filter(alliance_proposals::game_id.eq(game_id))
+            .filter(alliance_proposals::status.eq("pending")),
+    )
+    .set((
+        alliance_proposals::status.eq("lapsed"),
+        alliance_proposals::resolved_at.eq(Some(now)),
+    ))
+    .execute(conn)
+}
+
+pub fn insert_event(conn: &mut DbConnection, e: &EventRow) -> QueryResult<()> {
+    diesel::insert_into(game_events::table)
+        .values(e)
+        .execute(conn)
+        .map(drop)
+}
+
+/// A user's events in order, after the event `after` (exclusive), at most `limit`.
+pub fn events_of_user(
+    conn: &mut DbConnection,
+    user_id: &str,
+    after: Option<&str>,
+    game_id: Option<&str>,
+    limit: i64,
+) -> QueryResult<Vec<EventRow>> {
+    let mut q = game_events::table
+        .filter(game_events::user_id.eq(user_id))
+        .into_boxed();
+    if let Some(after) = after {
+        q = q.filter(game_events::id.gt(after.to_owned()));
+    }
+    if let Some(g) = game_id {
+        q = q.filter(game_events::game_id.eq(g.to_owned()));
+    }
+    q.order(game_events::id.asc()).limit(limit).load(conn)
+}

@@ -1,0 +1,402 @@
+//! What the API shows of a game. Names are part of the API contract.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::db::games::{ActionRow, ProposalRow};
+use crate::routes::utc;
+use crate::rules::{Cell, Kind, Player, Position};
+
+use super::model::{seat_name, Loaded, SeatState, Status};
+
+/// A player's seat and standing.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlayerView {
+    /// `first`, `middle` or `last`.
+    #[schema(example = "first")]
+    pub seat: String,
+    /// The account in the seat; null for an open seat.
+    #[schema(example = "alice")]
+    pub username: Option<String>,
+    /// Before the start: `open`, `invited` or `joined`. Once it started: `playing`,
+    /// `eliminated`, `won` or `drew`.
+    #[schema(example = "playing")]
+    pub state: String,
+    /// How the player left the game, if it did.
+    pub elimination: Option<EliminationView>,
+    /// Whether the player's king is in check now.
+    pub in_check: bool,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EliminationView {
+    /// `checkmate`, `no_legal_move`, `resigned` or `timed_out`.
+    #[schema(example = "checkmate")]
+    pub reason: String,
+    /// The mating player's seat, for checkmates.
+    pub by: Option<String>,
+    /// The number of the action (move, alliance, resignation or time-out) that caused it.
+    pub seq: i32,
+}
+
+/// The end of a game.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ResultView {
+    /// The winning seat, or null for a draw.
+    #[schema(example = "middle")]
+    pub winner: Option<String>,
+    /// The seats sharing a draw (R31).
+    pub draw: Option<Vec<String>>,
+    /// `garden`, `last_player_standing`, `ally_eliminated` or `repetition`.
+    #[schema(example = "garden")]
+    pub reason: String,
+}
+
+/// One piece on the board.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PieceView {
+    #[schema(example = "7k")]
+    pub cell: String,
+    /// The R32 token, e.g. `Pm`, `+Rf`.
+    #[schema(example = "Pm")]
+    pub piece: String,
+    /// `king`, `rook`, `bishop`, `gold`, `silver`, `knight`, `lance`, `pawn`.
+    #[schema(example = "pawn")]
+    pub kind: String,
+    pub promoted: bool,
+    /// The owner's seat.
+    #[schema(example = "middle")]
+    pub owner: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MoveRef {
+    #[schema(example = "7k7j")]
+    pub r#move: String,
+    #[schema(example = "middle")]
+    pub seat: Option<String>,
+    pub ply: i32,
+    pub at: DateTime<Utc>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AllianceView {
+    /// The two allied seats.
+    pub seats: Vec<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OptionsView {
+    /// R19: `promote` (default) or `stay`.
+    #[schema(example = "promote")]
+    pub stuck_piece: String,
+    /// R24: `selective` (default) or `all`.
+    #[schema(example = "selective")]
+    pub illumination: String,
+}
+
+/// A pending alliance proposal.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProposalView {
+    pub id: String,
+    #[schema(example = "first")]
+    pub from: String,
+    #[schema(example = "middle")]
+    pub to: String,
+    /// `pending`, `accepted`, `declined`, `withdrawn` or `lapsed`.
+    #[schema(example = "pending")]
+    pub status: String,
+    pub created_at: DateTime<Utc>,
+    pub resolved_at: Option<DateTime<Utc>>,
+}
+
+impl From<ProposalRow> for ProposalView {
+    fn from(p: ProposalRow) -> Self {
+        ProposalView {
+            id: p.id,
+            from: p.from_seat,
+            to: p.to_seat,
+            status: p.status,
+            created_at: utc(p.created_at),
+            resolved_at: p.resolved_at.map(utc),
+        }
+    }
+}
+
+/// The whole state of a game.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GameView {
+    #[schema(example = "0b4f6c8e-2f0a-4c1e-9d7b-5a3e2f1c0d9b")]
+    pub id: String,
+    /// `open`, `active`, `finished`, `cancelled`, `expired`, or `analysis` (imported,
+    /// unfinished).
+    #[schema(example = "active")]
+    pub status: String,
+    /// Always three, in turn order.
+    pub players: Vec<PlayerView>,
+    /// The seat to move, or null.
+    #[schema(example = "middle")]
+    pub to_move: Option<String>,
+    /// The number of the next move (as in the position string).
+    #[schema(example = 2)]
+    pub ply: i32,
+    /// The position string (R32).
+    pub position: String,
+    pub alliance: Option<AllianceView>,
+    /// When the player to move runs out of time; null without a time control.
+    pub deadline: Option<DateTime<Utc>>,
+    pub result: Option<ResultView>,
+    /// Your seat in this game, if you have one.
+    pub your_seat: Option<String>,
+    /// Whether it is your move.
+    pub your_turn: bool,
+    /// Your legal moves (R33), when it is your turn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legal_moves: Option<Vec<String>>,
+    pub last_move: Option<MoveRef>,
+    /// Every piece on the board, in reading order (R3).
+    pub board: Vec<PieceView>,
+    /// Pieces in hand per seat: `{"first": {"P": 2}, …}`.
+    pub hands: BTreeMap<String, BTreeMap<String, u8>>,
+    /// Seats that may still castle (R21).
+    pub castling: Vec<String>,
+    /// Days per move: 1, 2, 3, 5, 7, 10 or 14; null for unlimited time.
+    pub days_per_move: Option<i32>,
+    pub options: OptionsView,
+    /// Seats that started allied (R11).
+    pub allies: Option<Vec<String>>,
+    /// Pending alliance proposals.
+    pub alliance_proposals: Vec<ProposalView>,
+    /// Number of actions taken (moves, alliances, resignations, time-outs).
+    pub actions: i32,
+    pub created_by: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub finished_at: Option<DateTime<Utc>>,
+    /// When open seats and invitations lapse (open games only).
+    pub expires_at: Option<DateTime<Utc>>,
+    pub updated_at: DateTime<Utc>,
+}
+
+fn seats(s: crate::rules::PlayerSet) -> Vec<String> {
+    s.iter().map(|p| seat_name(p).to_owned()).collect()
+}
+
+/// How each seat left the game, from the stored effects of the actions.
+fn eliminations(actions: &[ActionRow]) -> BTreeMap<String, EliminationView> {
+    let mut out = BTreeMap::new();
+    for a in actions {
+        let Ok(Value::Array(effects)) = serde_json::from_str::<Value>(&a.effects) else {
+            continue;
+        };
+        for e in effects {
+            if e["type"] == "player_eliminated" {
+                if let Some(seat) = e["seat"].as_str() {
+                    out.insert(
+                        seat.to_owned(),
+                        EliminationView {
+                            reason: e["reason"].as_str().unwrap_or_default().to_owned(),
+                            by: e["by"].as_str().map(str::to_owned),
+                            seq: a.seq,
+                        },
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+pub fn board(pos: &Position) -> Vec<PieceView> {
+    Cell::all()
+        .filter_map(|c| {
+            pos.piece_at(c).map(|p| PieceView {
+                cell: c.to_string(),
+                piece: p.to_string(),
+                kind: p.kind.unpromoted().name().to_owned(),
+                promoted: p.kind.is_promoted(),
+                owner: seat_name(p.owner).to_owned(),
+            })
+        })
+        .collect()
+}
+
+pub fn hands(pos: &Position) -> BTreeMap<String, BTreeMap<String, u8>> {
+    Player::ALL
+        .into_iter()
+        .map(|p| {
+            let h = Kind::HAND
+                .into_iter()
+                .filter(|k| pos.hand_count(p, *k) > 0)
+                .map(|k| (k.letter().to_string(), pos.hand_count(p, k)))
+                .collect();
+            (seat_name(p).to_owned(), h)
+        })
+        .collect()
+}
+
+/// The game as `viewer` sees it (legal moves only for the player to move).
+pub fn game_view(g: &Loaded, proposals: Vec<ProposalRow>, viewer: Option<&str>) -> GameView {
+    let pos = g.position();
+    let started = matches!(g.status(), Status::Active | Status::Finished) || g.row.imported;
+    let out = eliminations(&g.actions);
+    let outcome = pos.outcome();
+    let players = g
+        .seats
+        .iter()
+        .map(|s| {
+            let name = seat_name(s.seat);
+            let state = if !started {
+                s.state.as_str().to_owned()
+            } else if out.contains_key(name) {
+                "eliminated".to_owned()
+            } else {
+                match outcome {
+                    Some(crate::rules::Outcome::Win(w, _)) if w == s.seat => "won".to_owned(),
+                    Some(crate::rules::Outcome::Win(..)) => "lost".to_owned(),
+                    Some(crate::rules::Outcome::Draw(set)) if set.contains(s.seat) => {
+                        "drew".to_owned()
+                    }
+                    _ => "playing".to_owned(),
+                }
+            };
+            PlayerView {
+                seat: name.to_owned(),
+                username: s.name().map(str::to_owned),
+                state,
+                elimination: out.get(name).cloned(),
+                in_check: started && pos.is_alive(s.seat) && pos.in_check(s.seat),
+            }
+        })
+        .collect();
+    let your_seat = viewer
+        .and_then(|v| g.seat_of(v))
+        .filter(|s| s.state == SeatState::Joined)
+        .map(|s| s.seat);
+    let your_turn =
+        g.status() == Status::Active && your_seat.is_some() && pos.to_move() == your_seat;
+    let legal_moves = your_turn.then(|| {
+        let mut v: Vec<String> = pos.legal_moves().iter().map(|m| m.to_string()).collect();
+        v.sort();
+        v
+    });
+    let last_move = g
+        .actions
+        .iter()
+        .rev()
+        .find(|a| a.kind == "move")
+        .map(|a| MoveRef {
+            r#move: a.notation.clone(),
+            seat: a.seat.clone(),
+            ply: a.ply.unwrap_or_default(),
+            at: utc(a.created_at),
+        });
+    let result = outcome.map(|o| match o {
+        crate::rules::Outcome::Win(p, r) => ResultView {
+            winner: Some(seat_name(p).to_owned()),
+            draw: None,
+            reason: r.code().to_owned(),
+        },
+        crate::rules::Outcome::Draw(set) => ResultView {
+            winner: None,
+            draw: Some(seats(set)),
+            reason: "repetition".to_owned(),
+        },
+    });
+    GameView {
+        id: g.row.id.clone(),
+        status: g.row.status.clone(),
+        players,
+        to_move: if g.status() == Status::Active {
+            pos.to_move().map(|p| seat_name(p).to_owned())
+        } else {
+            None
+        },
+        ply: pos.ply() as i32,
+        position: pos.to_string(),
+        alliance: pos.alliance().map(|a| AllianceView {
+            seats: seats(a.members()),
+        }),
+        deadline: g.row.deadline.map(utc),
+        result,
+        your_seat: your_seat.map(|p| seat_name(p).to_owned()),
+        your_turn,
+        legal_moves,
+        last_move,
+        board: board(pos),
+        hands: hands(pos),
+        castling: seats(pos.castling()),
+        days_per_move: g.row.days_per_move,
+        options: OptionsView {
+            stuck_piece: g.row.stuck_piece.clone(),
+            illumination: g.row.illumination.clone(),
+        },
+        allies: g
+            .row
+            .allies
+            .as_deref()
+            .and_then(crate::rules::Alliance::parse)
+            .map(|a| seats(a.members())),
+        alliance_proposals: proposals
+            .into_iter()
+            .filter(|p| p.status == "pending")
+            .map(ProposalView::from)
+            .collect(),
+        actions: g.row.seq,
+        created_by: g.creator_name.clone(),
+        created_at: utc(g.row.created_at),
+        started_at: g.row.started_at.map(utc),
+        finished_at: g.row.finished_at.map(utc),
+        expires_at: g.row.expires_at.map(utc),
+        updated_at: utc(g.row.updated_at),
+    }
+}
+
+/// One action in a game's history.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ActionView {
+    /// 1, 2, 3… in the order taken.
+    pub seq: i32,
+    /// `move`, `alliance`, `resign` or `timeout`.
+    #[schema(example = "move")]
+    pub kind: String,
+    /// For moves: the ply it was played at.
+    pub ply: Option<i32>,
+    /// R33 for moves; `ally:fm`, `resign:m`, `timeout:l` otherwise.
+    #[schema(example = "7k7j")]
+    pub notation: String,
+    /// The seat that acted (for alliances: null).
+    pub seat: Option<String>,
+    pub username: Option<String>,
+    pub at: DateTime<Utc>,
+    /// The position string after it (R32).
+    pub position: String,
+    /// What the rules did besides the move: alliances, eliminations, the end.
+    #[schema(value_type = Vec<Object>)]
+    pub effects: Value,
+}
+
+pub fn action_views(g: &Loaded) -> Vec<ActionView> {
+    g.actions
+        .iter()
+        .map(|a| ActionView {
+            seq: a.seq,
+            kind: a.kind.clone(),
+            ply: a.ply,
+            notation: a.notation.clone(),
+            seat: a.seat.clone(),
+            username: a
+                .seat
+                .as_deref()
+                .and_then(super::model::parse_seat)
+                .and_then(|p| g.seat(p).name().map(str::to_owned)),
+            at: utc(a.created_at),
+            position: a.position_after.clone(),
+            effects: serde_json::from_str(&a.effects).unwrap_or(Value::Array(vec![])),
+        })
+        .collect()
+}
