@@ -95,6 +95,16 @@ pub fn find_game(conn: &mut DbConnection, id: &str) -> QueryResult<Option<GameRo
     games::table.find(id).first(conn).optional()
 }
 
+/// Takes the game's write lock for the rest of the transaction: a row lock on
+/// PostgreSQL; on SQLite the database write lock, taken before anything is read, so
+/// two writers queue instead of deadlocking on a lock upgrade.
+pub fn lock_game(conn: &mut DbConnection, id: &str) -> QueryResult<()> {
+    diesel::update(games::table.find(id))
+        .set(games::version.eq(games::version))
+        .execute(conn)
+        .map(drop)
+}
+
 /// Writes `game` if nobody changed it since it was read at `expected_version`;
 /// returns false when someone did (another request or server process won).
 pub fn update_game_if_version(

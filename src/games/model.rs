@@ -252,6 +252,12 @@ pub fn load(conn: &mut DbConnection, id: &str) -> Result<Loaded, GameError> {
     })
 }
 
+/// Loads a game for a change: takes its write lock first (see `db::games::lock_game`).
+pub fn load_for_update(conn: &mut DbConnection, id: &str) -> Result<Loaded, GameError> {
+    db::games::lock_game(conn, id)?;
+    load(conn, id)
+}
+
 /// The three seats of a game, in turn order.
 pub fn load_seats(conn: &mut DbConnection, id: &str) -> Result<Vec<SeatInfo>, GameError> {
     let mut seats: Vec<SeatInfo> = Vec::with_capacity(3);

@@ -14,7 +14,8 @@ use crate::rules::{Action, Alliance, Event, IllegalKind, Move, Options, Player, 
 
 use super::events::{self, effect_json, emit, outcome_json, players_json};
 use super::model::{
-    action_kind, action_notation, load, seat_name, Loaded, SeatInfo, SeatState, Status,
+    action_kind, action_notation, load, load_for_update, seat_name, Loaded, SeatInfo, SeatState,
+    Status,
 };
 use super::GameError;
 
@@ -211,7 +212,7 @@ pub fn join(
     now: NaiveDateTime,
 ) -> Result<Loaded, GameError> {
     conn.transaction(|conn| {
-        let mut g = load(conn, game_id)?;
+        let mut g = load_for_update(conn, game_id)?;
         if let Some(mine) = g.seat_of(user_id) {
             if mine.state == SeatState::Joined {
                 // Joining twice changes nothing.
@@ -276,7 +277,7 @@ pub fn join(
             g.row.deadline = g.row.days_per_move.map(|d| now + settings.day * d);
         }
         save_row(conn, &mut g.row, now)?;
-        let g = load(conn, game_id)?;
+        let g = load_for_update(conn, game_id)?;
         if all_joined {
             let ids = g.player_ids();
             emit(
@@ -328,7 +329,7 @@ pub fn decline(
     now: NaiveDateTime,
 ) -> Result<Loaded, GameError> {
     conn.transaction(|conn| {
-        let mut g = load(conn, game_id)?;
+        let mut g = load_for_update(conn, game_id)?;
         let seat = match g.seat_of(user_id) {
             Some(s) if s.state == SeatState::Invited => s.seat,
             Some(_) => return Err(GameError::State("you have already joined; resign instead once it starts, or ask the creator to cancel".into())),
@@ -356,7 +357,7 @@ pub fn cancel(
     now: NaiveDateTime,
 ) -> Result<Loaded, GameError> {
     conn.transaction(|conn| {
-        let mut g = load(conn, game_id)?;
+        let mut g = load_for_update(conn, game_id)?;
         if g.row.created_by.as_deref() != Some(user_id) {
             return Err(GameError::Forbidden(
                 "only the game's creator can cancel it".into(),
@@ -516,7 +517,7 @@ pub fn play(
     now: NaiveDateTime,
 ) -> Result<Played, GameError> {
     conn.transaction(|conn| {
-        let g = load(conn, game_id)?;
+        let g = load_for_update(conn, game_id)?;
         let seat = match g.seat_of(user_id) {
             Some(s) if s.state == SeatState::Joined => s.seat,
             _ => return Err(GameError::NotAPlayer),
@@ -579,7 +580,7 @@ pub fn resign(
     now: NaiveDateTime,
 ) -> Result<Loaded, GameError> {
     conn.transaction(|conn| {
-        let g = load(conn, game_id)?;
+        let g = load_for_update(conn, game_id)?;
         let seat = match g.seat_of(user_id) {
             Some(s) if s.state == SeatState::Joined => s.seat,
             _ => return Err(GameError::NotAPlayer),
@@ -635,7 +636,7 @@ pub fn propose(
     now: NaiveDateTime,
 ) -> Result<ProposalRow, GameError> {
     conn.transaction(|conn| {
-        let mut g = load(conn, game_id)?;
+        let mut g = load_for_update(conn, game_id)?;
         let from = match g.seat_of(user_id) {
             Some(s) if s.state == SeatState::Joined => s.seat,
             _ => return Err(GameError::NotAPlayer),
@@ -707,7 +708,7 @@ pub fn answer(
     now: NaiveDateTime,
 ) -> Result<(ProposalRow, Loaded), GameError> {
     conn.transaction(|conn| {
-        let mut g = load(conn, game_id)?;
+        let mut g = load_for_update(conn, game_id)?;
         let p = db::games::proposals(conn, game_id)?
             .into_iter()
             .find(|p| p.id == proposal_id)
@@ -764,7 +765,7 @@ pub fn time_out(
     now: NaiveDateTime,
 ) -> Result<bool, GameError> {
     let r = conn.transaction(|conn| {
-        let g = load(conn, game_id)?;
+        let g = load_for_update(conn, game_id)?;
         let overdue = g.status() == Status::Active && g.row.deadline.is_some_and(|d| d <= now);
         let Some(p) = g.position().to_move().filter(|_| overdue) else {
             return Ok(false);
@@ -793,7 +794,7 @@ pub fn remind(
     now: NaiveDateTime,
 ) -> Result<bool, GameError> {
     let r = conn.transaction(|conn| {
-        let mut g = load(conn, game_id)?;
+        let mut g = load_for_update(conn, game_id)?;
         let (Some(deadline), Some(days)) = (g.row.deadline, g.row.days_per_move) else {
             return Ok(false);
         };
@@ -837,7 +838,7 @@ pub fn expire(
     now: NaiveDateTime,
 ) -> Result<bool, GameError> {
     let r = conn.transaction(|conn| {
-        let mut g = load(conn, game_id)?;
+        let mut g = load_for_update(conn, game_id)?;
         if g.status() != Status::Open || g.row.expires_at.is_none_or(|e| e > now) {
             return Ok(false);
         }

@@ -6,6 +6,8 @@ mod helpers;
 mod accounts;
 mod auth;
 mod errors;
+mod games;
+mod games_lobby;
 mod health;
 mod openapi;
 mod process;

@@ -1,0 +1,528 @@
+//! Games end to end: three players over HTTP, on both backends.
+
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+use crate::helpers::{assert_problem, spawn_app, spawn_app_with, Backend};
+use crate::on_both_backends;
+
+/// First's bishop, then Last's castling capture, leave Middle mated by 10k9k.
+const MATE_IN_FOUR: [&str; 4] = ["2g10k+", "12l8d", "10d8d", "10k9k"];
+/// 7b3f+ and 10k8m+ put Middle in check from First and Last at once (R29a).
+const GANG_UP: [&str; 4] = ["2g10k", "10m6l", "7b3f+", "10k8m+"];
+/// An automatic alliance promotes Last's king, which walks into the Garden.
+const GARDEN: [&str; 12] = [
+    "1d2e", "10m10l", "10d10e", "2g6i", "12l8d+", "10e6i", "3d4d", "10l11l", "6i9i", "1c2c",
+    "P*10j", "9i7g",
+];
+
+fn types(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+async fn checkmate_then_resignation(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("mate").await;
+    let id = app.started_game(&t, json!({"days_per_move": 3})).await;
+    let game = app.game_json(&t.tokens[0], &id).await;
+    assert_eq!(game["status"], "active");
+    assert_eq!(game["to_move"], "first");
+    assert_eq!(game["your_turn"], true);
+    assert_eq!(game["legal_moves"].as_array().unwrap().len(), 48);
+    assert!(game["deadline"].is_string());
+    let bob_view = app.game_json(&t.tokens[1], &id).await;
+    assert!(
+        bob_view.get("legal_moves").is_none(),
+        "only the player to move sees legal moves"
+    );
+
+    let game = app.play_all(&t, &id, &MATE_IN_FOUR).await;
+    assert_eq!(game["players"][1]["state"], "eliminated");
+    assert_eq!(game["players"][1]["elimination"]["reason"], "checkmate");
+    assert_eq!(game["players"][1]["elimination"]["by"], "first");
+    assert_eq!(
+        game["to_move"], "first",
+        "R27: the mating player moves next"
+    );
+    assert_eq!(game["status"], "active");
+
+    // Last resigns: First is the last player standing.
+    let res = app
+        .authed(
+            Method::POST,
+            &format!("/api/v1/games/{id}/resign"),
+            &t.tokens[2],
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let game: Value = res.json().await.unwrap();
+    assert_eq!(game["status"], "finished");
+    assert_eq!(game["result"]["winner"], "first");
+    assert_eq!(game["result"]["reason"], "last_player_standing");
+    assert_eq!(game["players"][0]["state"], "won");
+    assert_eq!(game["players"][2]["elimination"]["reason"], "resigned");
+
+    let res = app
+        .play_move(&t.tokens[0], &id, "1a2a", game["ply"].as_i64().unwrap())
+        .await;
+    assert_problem(res, StatusCode::GONE, "game-over").await;
+
+    let moves: Value = app
+        .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let moves = moves.as_array().unwrap();
+    assert_eq!(moves.len(), 5);
+    assert_eq!(moves[0]["notation"], "2g10k+");
+    assert_eq!(moves[0]["username"], t.names[0].as_str());
+    assert_eq!(moves[3]["effects"][0]["type"], "player_eliminated");
+    assert_eq!(moves[4]["kind"], "resign");
+
+    // The outbox: each player heard what concerns it.
+    let alice = types(&app.events(&t.tokens[0], &id).await);
+    let bob = app.events(&t.tokens[1], &id).await;
+    let carol = types(&app.events(&t.tokens[2], &id).await);
+    assert_eq!(types(&bob)[0], "game.invited");
+    assert!(types(&bob).contains(&"game.started".to_owned()));
+    assert!(types(&bob).contains(&"game.your_turn".to_owned()));
+    assert_eq!(
+        alice.iter().filter(|t| *t == "game.your_turn").count(),
+        3,
+        "start, after mate, after Last's move"
+    );
+    assert_eq!(
+        alice.iter().filter(|t| *t == "game.move").count(),
+        2,
+        "the others' moves"
+    );
+    for who in [&alice, &carol] {
+        assert!(who.contains(&"game.player_eliminated".to_owned()));
+        assert_eq!(who.last().unwrap(), "game.finished");
+    }
+    let elim = bob
+        .iter()
+        .find(|e| e["type"] == "game.player_eliminated")
+        .unwrap();
+    assert_eq!(elim["data"]["seat"], "middle");
+    assert_eq!(elim["data"]["reason"], "checkmate");
+    assert_eq!(elim["data"]["game_id"], id.as_str());
+}
+
+async fn automatic_alliance_and_garden_win(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("gdn").await;
+    let id = app.started_game(&t, json!({})).await;
+    let game = app.play_all(&t, &id, &GANG_UP).await;
+    assert_eq!(game["alliance"]["seats"], json!(["first", "last"]));
+    assert!(
+        game["position"].as_str().unwrap().contains("+Km"),
+        "R20: the third king promotes"
+    );
+    let events = types(&app.events(&t.tokens[1], &id).await);
+    assert!(events.contains(&"game.alliance_formed".to_owned()));
+
+    let id = app.started_game(&t, json!({})).await;
+    let game = app.play_all(&t, &id, &GARDEN).await;
+    assert_eq!(game["status"], "finished");
+    assert_eq!(game["result"]["winner"], "last");
+    assert_eq!(game["result"]["reason"], "garden");
+    assert_eq!(game["to_move"], Value::Null);
+}
+
+async fn voluntary_alliance_by_proposal(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("ally").await;
+    let id = app.started_game(&t, json!({})).await;
+    let propose = |token: usize, to: &str| {
+        let (app, t, id, to) = (&app, &t, id.clone(), to.to_owned());
+        async move {
+            app.authed(
+                Method::POST,
+                &format!("/api/v1/games/{id}/alliance/proposals"),
+                &t.tokens[token],
+                Some(&json!({"to": to})),
+            )
+            .await
+        }
+    };
+    // Withdrawn and declined proposals change nothing.
+    let p: Value = propose(0, "middle").await.json().await.unwrap();
+    assert_eq!(p["status"], "pending");
+    let res = app
+        .authed(
+            Method::POST,
+            &format!(
+                "/api/v1/games/{id}/alliance/proposals/{}/accept",
+                p["id"].as_str().unwrap()
+            ),
+            &t.tokens[2],
+            None,
+        )
+        .await;
+    assert_problem(res, StatusCode::FORBIDDEN, "forbidden").await;
+    let res = app
+        .authed(
+            Method::POST,
+            &format!(
+                "/api/v1/games/{id}/alliance/proposals/{}/withdraw",
+                p["id"].as_str().unwrap()
+            ),
+            &t.tokens[0],
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let p: Value = propose(1, "last").await.json().await.unwrap();
+    let bob_heard = types(&app.events(&t.tokens[2], &id).await);
+    assert!(bob_heard.contains(&"game.alliance_proposed".to_owned()));
+    let res = app
+        .authed(
+            Method::POST,
+            &format!(
+                "/api/v1/games/{id}/alliance/proposals/{}/decline",
+                p["id"].as_str().unwrap()
+            ),
+            &t.tokens[2],
+            None,
+        )
+        .await;
+    let answer: Value = res.json().await.unwrap();
+    assert_eq!(answer["proposal"]["status"], "declined");
+    assert_eq!(answer["game"]["alliance"], Value::Null);
+
+    // Middle proposes to Last, Last accepts: the alliance forms between moves.
+    let p: Value = propose(1, "last").await.json().await.unwrap();
+    let other: Value = propose(0, "last").await.json().await.unwrap();
+    let game = app.game_json(&t.tokens[0], &id).await;
+    assert_eq!(game["alliance_proposals"].as_array().unwrap().len(), 2);
+    let res = app
+        .authed(
+            Method::POST,
+            &format!(
+                "/api/v1/games/{id}/alliance/proposals/{}/accept",
+                p["id"].as_str().unwrap()
+            ),
+            &t.tokens[2],
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let answer: Value = res.json().await.unwrap();
+    assert_eq!(answer["proposal"]["status"], "accepted");
+    let game = &answer["game"];
+    assert_eq!(game["alliance"]["seats"], json!(["middle", "last"]));
+    assert_eq!(game["ply"], 1, "an alliance is not a move");
+    assert_eq!(game["to_move"], "first");
+    assert!(game["position"].as_str().unwrap().contains("+Kf"), "R20");
+    assert_eq!(game["castling"], json!([]), "R21c");
+    assert_eq!(
+        game["alliance_proposals"],
+        json!([]),
+        "the other proposal lapsed"
+    );
+    let res = app
+        .authed(
+            Method::POST,
+            &format!(
+                "/api/v1/games/{id}/alliance/proposals/{}/accept",
+                other["id"].as_str().unwrap()
+            ),
+            &t.tokens[2],
+            None,
+        )
+        .await;
+    assert_problem(res, StatusCode::CONFLICT, "game-state").await;
+    let res = propose(0, "middle").await;
+    assert_problem(res, StatusCode::CONFLICT, "alliance-not-allowed").await;
+    for token in &t.tokens {
+        assert!(types(&app.events(token, &id).await).contains(&"game.alliance_formed".to_owned()));
+    }
+}
+
+async fn illegal_stale_and_repeated_submissions(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("bad").await;
+    let id = app.started_game(&t, json!({})).await;
+    let res = app.play_move(&t.tokens[0], &id, "7k7j", 1).await;
+    let p = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "not-your-piece").await;
+    assert!(p["detail"].as_str().unwrap().contains("7k"));
+    let res = app.play_move(&t.tokens[0], &id, "3d2d", 1).await;
+    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "unreachable").await;
+    let res = app.play_move(&t.tokens[0], &id, "3d4d+", 1).await;
+    assert_problem(
+        res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "promotion-not-possible",
+    )
+    .await;
+    let res = app.play_move(&t.tokens[0], &id, "banana", 1).await;
+    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "malformed-move").await;
+    let res = app.play_move(&t.tokens[1], &id, "7k7j", 1).await;
+    assert_problem(res, StatusCode::FORBIDDEN, "not-your-turn").await;
+    let stranger = app.register_user("stranger").await;
+    let token = app.tokens_for(&stranger).await.access;
+    let res = app.play_move(&token, &id, "3d4d", 1).await;
+    assert_problem(res, StatusCode::FORBIDDEN, "not-a-player").await;
+    let res = app.play_move(&t.tokens[0], &id, "3d4d", 7).await;
+    assert_problem(res, StatusCode::CONFLICT, "stale-ply").await;
+    let (read_only, _) = app.personal_token(&t.tokens[0], &["games:read"]).await;
+    let res = app.play_move(&read_only, &id, "3d4d", 1).await;
+    assert_problem(res, StatusCode::FORBIDDEN, "insufficient-scope").await;
+
+    // The same move for the same ply twice: one stored, the same answer.
+    let first = app.play_move(&t.tokens[0], &id, "3d4d", 1).await;
+    assert_eq!(first.status(), StatusCode::CREATED);
+    let again = app.play_move(&t.tokens[0], &id, "3d4d", 1).await;
+    assert_eq!(again.status(), StatusCode::CREATED);
+    let again: Value = again.json().await.unwrap();
+    assert_eq!(again["ply"], 2);
+    let moves: Value = app
+        .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(moves.as_array().unwrap().len(), 1);
+    // A different move for a ply already played is stale.
+    let res = app.play_move(&t.tokens[0], &id, "3c4c", 1).await;
+    assert_problem(res, StatusCode::CONFLICT, "stale-ply").await;
+}
+
+async fn racing_submissions_store_one_move(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let second = app.restart().await; // another server process on the same database
+    let t = app.trio("race").await;
+    let id = app.started_game(&t, json!({})).await;
+    for round in 0..5 {
+        let game = app.game_json(&t.tokens[0], &id).await;
+        let seat = game["to_move"].as_str().unwrap();
+        let who = ["first", "middle", "last"]
+            .iter()
+            .position(|s| *s == seat)
+            .unwrap();
+        let ply = game["ply"].as_i64().unwrap();
+        let legal: Vec<String> = game_legal(&app, &t.tokens[who], &id).await;
+        let (a, b) = (&legal[round], &legal[legal.len() - 1 - round]);
+        let (ra, rb) = tokio::join!(
+            app.play_move(&t.tokens[who], &id, a, ply),
+            second.play_move(&t.tokens[who], &id, b, ply)
+        );
+        let codes = [ra.status(), rb.status()];
+        assert_eq!(
+            codes.iter().filter(|c| **c == StatusCode::CREATED).count(),
+            1,
+            "{codes:?}"
+        );
+        assert!(codes.contains(&StatusCode::CONFLICT), "{codes:?}");
+        let moves: Value = app
+            .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(moves.as_array().unwrap().len(), round + 1);
+    }
+}
+
+async fn game_legal(app: &crate::helpers::TestApp, token: &str, id: &str) -> Vec<String> {
+    let g = app.game_json(token, id).await;
+    g["legal_moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_owned())
+        .collect()
+}
+
+async fn time_out_eliminates_and_play_goes_on(backend: Backend) {
+    let app = spawn_app_with(backend, |s| {
+        s.day_seconds = 2;
+        s.sweep_interval = Duration::from_millis(200);
+    })
+    .await;
+    let second = app.restart().await; // a second sweeper on the same database
+    let t = app.trio("slow").await;
+    let id = app.started_game(&t, json!({"days_per_move": 1})).await;
+    app.play_all(&t, &id, &["3d4d"]).await;
+    // Middle lets its two seconds run out.
+    let mut game = Value::Null;
+    for _ in 0..100 {
+        game = app.game_json(&t.tokens[0], &id).await;
+        if game["players"][1]["state"] == "eliminated" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        game["players"][1]["elimination"]["reason"], "timed_out",
+        "{game}"
+    );
+    assert_eq!(game["to_move"], "last");
+    let moves: Value = second
+        .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let timeouts = moves
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["kind"] == "timeout")
+        .count();
+    assert!(timeouts >= 1);
+    let carol = types(&app.events(&t.tokens[2], &id).await);
+    assert!(carol.contains(&"game.player_eliminated".to_owned()));
+    let bob = types(&app.events(&t.tokens[1], &id).await);
+    assert!(
+        bob.contains(&"game.deadline_approaching".to_owned()),
+        "{bob:?}"
+    );
+    // Each expiry acted once, however many sweepers: only Middle's deadline had passed
+    // by the time it was eliminated, so exactly one time-out is recorded for it.
+    let middle_timeouts = moves
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["notation"] == "timeout:m")
+        .count();
+    assert_eq!(middle_timeouts, 1);
+}
+
+async fn etag_and_not_modified(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("etag").await;
+    let id = app.started_game(&t, json!({})).await;
+    let res = app.get_game(&t.tokens[0], &id).await;
+    let etag = res.headers()["etag"].to_str().unwrap().to_owned();
+    let res = app
+        .client
+        .get(app.url(&format!("/api/v1/games/{id}")))
+        .bearer_auth(&t.tokens[0])
+        .header("If-None-Match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::NOT_MODIFIED);
+    app.play_all(&t, &id, &["3d4d"]).await;
+    let res = app
+        .client
+        .get(app.url(&format!("/api/v1/games/{id}")))
+        .bearer_auth(&t.tokens[0])
+        .header("If-None-Match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_ne!(res.headers()["etag"].to_str().unwrap(), etag);
+}
+
+async fn record_round_trip_and_board_picture(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("rec").await;
+    let id = app.started_game(&t, json!({"days_per_move": 7})).await;
+    app.play_all(&t, &id, &GARDEN).await;
+    let record = app
+        .request(Method::GET, &format!("/api/v1/games/{id}/record"))
+        .await;
+    assert_eq!(record.status(), StatusCode::OK);
+    assert!(record.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/plain"));
+    let text = record.text().await.unwrap();
+    assert!(text.contains(&format!("[First \"{}\"]", t.names[0])));
+    assert!(text.contains("[Result \"l\"]"));
+    assert!(text.contains("12. 9i7g"));
+    let res = app
+        .authed(
+            Method::POST,
+            "/api/v1/games/import",
+            &t.tokens[1],
+            Some(&json!({"record": text})),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let imported: Value = res.json().await.unwrap();
+    let original = app.game_json(&t.tokens[0], &id).await;
+    assert_eq!(imported["status"], "finished");
+    assert_eq!(imported["position"], original["position"]);
+    assert_eq!(imported["result"], original["result"]);
+    let again = app
+        .request(
+            Method::GET,
+            &format!("/api/v1/games/{}/record", imported["id"].as_str().unwrap()),
+        )
+        .await
+        .text()
+        .await
+        .unwrap();
+    let body = |s: &str| {
+        s.lines()
+            .filter(|l| !l.starts_with('['))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(body(&again), body(&text), "the moves and result round-trip");
+    let bad = text.replace("12. 9i7g", "12. 9i8g");
+    let res = app
+        .authed(
+            Method::POST,
+            "/api/v1/games/import",
+            &t.tokens[1],
+            Some(&json!({"record": bad})),
+        )
+        .await;
+    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+
+    let svg = app
+        .request(
+            Method::GET,
+            &format!("/api/v1/games/{id}/board.svg?ply=5&view=last"),
+        )
+        .await;
+    assert_eq!(svg.status(), StatusCode::OK);
+    assert_eq!(svg.headers()["content-type"], "image/svg+xml");
+    let text = svg.text().await.unwrap();
+    let doc = roxmltree::Document::parse(&text).expect("the picture is XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    assert_eq!(
+        doc.descendants()
+            .filter(|n| n
+                .attribute("class")
+                .is_some_and(|c| c.split(' ').any(|x| x == "cell")))
+            .count(),
+        127
+    );
+    assert!(text.contains(t.names[2].as_str()));
+    let res = app
+        .request(Method::GET, &format!("/api/v1/games/{id}/board.svg?ply=99"))
+        .await;
+    assert_problem(res, StatusCode::NOT_FOUND, "not-found").await;
+    let res = app
+        .request(
+            Method::GET,
+            &format!("/api/v1/games/{id}/board.svg?view=up"),
+        )
+        .await;
+    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+}
+
+on_both_backends!(
+    checkmate_then_resignation,
+    automatic_alliance_and_garden_win,
+    voluntary_alliance_by_proposal,
+    illegal_stale_and_repeated_submissions,
+    racing_submissions_store_one_move,
+    time_out_eliminates_and_play_goes_on,
+    etag_and_not_modified,
+    record_round_trip_and_board_picture,
+);

@@ -1,0 +1,1 @@
+//! Games before they start: creating, invitations, open seats, cancelling, lists.
