@@ -174,7 +174,7 @@ pub fn create(
                     "invited_by": creator.username,
                     "players": players_json(&loaded),
                     "days_per_move": new.days_per_move,
-                    "expires_at": row.expires_at,
+                    "expires_at": row.expires_at.map(|t| t.and_utc()),
                 }),
                 now,
             )?;
@@ -288,7 +288,7 @@ pub fn join(
                 json!({
                     "players": players_json(&g),
                     "to_move": to_move_name(g.position()),
-                    "deadline": g.row.deadline,
+                    "deadline": g.row.deadline.map(|t| t.and_utc()),
                 }),
                 now,
             )?;
@@ -311,7 +311,7 @@ fn your_turn(conn: &mut DbConnection, g: &Loaded, now: NaiveDateTime) -> Result<
         json!({
             "seat": seat_name(p),
             "ply": g.position().ply(),
-            "deadline": g.row.deadline,
+            "deadline": g.row.deadline.map(|t| t.and_utc()),
             "last_move": last.map(|a| json!({"move": a.notation, "seat": a.seat, "ply": a.ply})),
             "players": players_json(g),
             "position": g.position().to_string(),
@@ -818,7 +818,7 @@ pub fn remind(
             json!({
                 "seat": seat_name(p),
                 "ply": g.position().ply(),
-                "deadline": deadline,
+                "deadline": deadline.and_utc(),
                 "players": players_json(&g),
             }),
             now,

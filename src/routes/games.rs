@@ -384,9 +384,9 @@ pub async fn list(
                 })
                 .collect(),
             id: l.row.id,
-            status: l.row.status,
-            to_move: l.row.to_move.filter(|_| l.your_turn || true),
+            to_move: l.row.to_move.filter(|_| l.row.status == "active"),
             ply: l.row.ply,
+            status: l.row.status,
             position: l.row.position,
             deadline: l.row.deadline.map(utc),
             result: l

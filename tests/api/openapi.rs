@@ -81,7 +81,8 @@ async fn the_server_serves_the_spec_and_every_operation_is_routed(backend: Backe
     for (path, item) in spec["paths"].as_object().unwrap() {
         let concrete = path
             .replace("{username}", "someone")
-            .replace("{id}", "some-id");
+            .replace("{id}", "some-id")
+            .replace("{pid}", "some-proposal");
         for method in item.as_object().unwrap().keys() {
             let method: Method = method.to_uppercase().parse().unwrap();
             let res = app.request(method.clone(), &concrete).await;
@@ -105,7 +106,7 @@ async fn the_server_serves_the_spec_and_every_operation_is_routed(backend: Backe
             }
         }
     }
-    assert_eq!(operations, 12);
+    assert_eq!(operations, 29);
 }
 
 async fn swagger_ui_is_served_offline(backend: Backend) {
