@@ -1024,9 +1024,16 @@ pub fn list(
         };
         rows.retain(|r| ids.contains(&r.id));
     }
+    // The lobby (open games, not only the caller's) shows games with a seat to take,
+    // not games whose seats are all held for invitees.
+    let lobby =
+        !(filter.mine || filter.my_turn) && filter.status.unwrap_or(Status::Open) == Status::Open;
     let mut listed = Vec::with_capacity(rows.len());
     for row in rows {
         let seats = super::model::load_seats(conn, &row.id)?;
+        if lobby && !seats.iter().any(|s| s.state == SeatState::Open) {
+            continue;
+        }
         let your_seat = seats
             .iter()
             .find(|s| s.user_id.as_deref() == Some(user_id) && s.state == SeatState::Joined)
