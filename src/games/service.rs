@@ -756,6 +756,14 @@ pub fn answer(
     })
 }
 
+/// A sweep step that lost a race to another process has nothing left to do.
+fn lost_race_is_nothing_to_do(r: Result<bool, GameError>) -> Result<bool, GameError> {
+    match r {
+        Err(GameError::Stale(_)) => Ok(false),
+        other => other,
+    }
+}
+
 /// Ends the turn of a player whose time ran out (R35). Returns false when there was
 /// nothing to do: the game moved on, or another process did it first.
 pub fn time_out(
@@ -773,10 +781,7 @@ pub fn time_out(
         append(conn, settings, &g, Action::TimeOut(p), None, now)?;
         Ok(true)
     });
-    match r {
-        Err(GameError::Stale(_)) => Ok(false),
-        other => other,
-    }
+    lost_race_is_nothing_to_do(r)
 }
 
 /// How long before the deadline the player to move is reminded: a fifth of the time
@@ -825,10 +830,7 @@ pub fn remind(
         )?;
         Ok(true)
     });
-    match r {
-        Err(GameError::Stale(_)) => Ok(false),
-        other => other,
-    }
+    lost_race_is_nothing_to_do(r)
 }
 
 /// Closes an open game whose invitations and open seats lapsed.
@@ -856,10 +858,7 @@ pub fn expire(
         )?;
         Ok(true)
     });
-    match r {
-        Err(GameError::Stale(_)) => Ok(false),
-        other => other,
-    }
+    lost_race_is_nothing_to_do(r)
 }
 
 /// Replays a game record and stores it as a finished game (or, if the record stops

@@ -25,6 +25,13 @@ use crate::render::{board_svg, SvgOptions};
 use crate::rules::{Alliance, Illumination, Options, Player, StuckPiece};
 use crate::state::AppState;
 
+/// Reads the query string, answering 422 naming the problem.
+fn query<T: serde::de::DeserializeOwned>(req: &HttpRequest) -> Result<T, ApiError> {
+    web::Query::<T>::from_query(req.query_string())
+        .map(web::Query::into_inner)
+        .map_err(|e| ApiError::Validation(vec![FieldError::new("query", "invalid", e.to_string())]))
+}
+
 fn now() -> chrono::NaiveDateTime {
     Utc::now().naive_utc()
 }
@@ -325,11 +332,7 @@ pub async fn list(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_scope(Scope::GamesRead)?;
-    let q = web::Query::<ListQuery>::from_query(req.query_string())
-        .map_err(|e| {
-            ApiError::Validation(vec![FieldError::new("query", "invalid", e.to_string())])
-        })?
-        .into_inner();
+    let q = query::<ListQuery>(&req)?;
     let status = match q.status.as_deref() {
         None => None,
         Some(s) => Some(Status::parse(s).ok_or_else(|| {
@@ -509,9 +512,7 @@ pub async fn join(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_scope(Scope::GamesPlay)?;
-    let q = web::Query::<JoinQuery>::from_query(req.query_string()).map_err(|e| {
-        ApiError::Validation(vec![FieldError::new("seat", "invalid", e.to_string())])
-    })?;
+    let q = query::<JoinQuery>(&req)?;
     let seat = match q.seat.as_deref() {
         None => None,
         Some(s) => Some(parse_seat(s).filter(|_| s.len() > 1).ok_or_else(|| {
@@ -955,11 +956,7 @@ pub async fn board(
     path: web::Path<String>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let q = web::Query::<BoardQuery>::from_query(req.query_string())
-        .map_err(|e| {
-            ApiError::Validation(vec![FieldError::new("query", "invalid", e.to_string())])
-        })?
-        .into_inner();
+    let q = query::<BoardQuery>(&req)?;
     let view = match q.view.as_deref() {
         None => Player::Middle,
         Some(v) => parse_seat(v).filter(|_| v.len() > 1).ok_or_else(|| {
@@ -1054,11 +1051,7 @@ pub async fn events(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_scope(Scope::GamesRead)?;
-    let q = web::Query::<EventsQuery>::from_query(req.query_string())
-        .map_err(|e| {
-            ApiError::Validation(vec![FieldError::new("query", "invalid", e.to_string())])
-        })?
-        .into_inner();
+    let q = query::<EventsQuery>(&req)?;
     let limit = q.limit.unwrap_or(100);
     if !(1..=500).contains(&limit) {
         return Err(ApiError::Validation(vec![FieldError::new(
