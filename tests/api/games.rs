@@ -343,18 +343,19 @@ async fn game_legal(app: &crate::helpers::TestApp, token: &str, id: &str) -> Vec
 }
 
 async fn time_out_eliminates_and_play_goes_on(backend: Backend) {
-    let app = spawn_app_with(backend, |s| {
-        s.day_seconds = 2;
+    let fast = |s: &mut sannin::config::Settings| {
+        s.day_seconds = 4; // the reminder window is then 2 s wide
         s.sweep_interval = Duration::from_millis(200);
-    })
-    .await;
-    let second = app.restart().await; // a second sweeper on the same database
+    };
+    let app = spawn_app_with(backend, fast).await;
+    // A second server process sweeping the same database just as often.
+    let second = app.restart_with(fast).await;
     let t = app.trio("slow").await;
     let id = app.started_game(&t, json!({"days_per_move": 1})).await;
     app.play_all(&t, &id, &["3d4d"]).await;
-    // Middle lets its two seconds run out.
+    // Middle lets its four seconds run out.
     let mut game = Value::Null;
-    for _ in 0..100 {
+    for _ in 0..300 {
         game = app.game_json(&t.tokens[0], &id).await;
         if game["players"][1]["state"] == "eliminated" {
             break;

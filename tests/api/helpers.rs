@@ -329,6 +329,11 @@ impl TestApp {
         start(self.backend, self.db.clone(), |_| {}).await
     }
 
+    /// Another server process on this app's database, with adjusted settings.
+    pub async fn restart_with(&self, configure: impl FnOnce(&mut Settings)) -> TestApp {
+        start(self.backend, self.db.clone(), configure).await
+    }
+
     /// PostgreSQL only: drops the app's database under it, as when the
     /// database server loses it.
     pub fn drop_database(&self) {
