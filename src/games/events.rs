@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use crate::db::games::EventRow;
 use crate::db::{self, DbConnection};
-use crate::rules::{Elimination, Event, Outcome, Player, WinReason};
+use crate::rules::{Elimination, Event, Outcome, WinReason};
 
 use super::model::{seat_name, Loaded};
 
@@ -21,9 +21,10 @@ pub const FINISHED: &str = "game.finished";
 pub const DEADLINE_APPROACHING: &str = "game.deadline_approaching";
 pub const CANCELLED: &str = "game.cancelled";
 pub const EXPIRED: &str = "game.expired";
+pub const DECLINED: &str = "game.declined";
 
 /// Every event type, for documentation and validation.
-pub const ALL: [&str; 11] = [
+pub const ALL: [&str; 12] = [
     INVITED,
     STARTED,
     YOUR_TURN,
@@ -35,6 +36,7 @@ pub const ALL: [&str; 11] = [
     DEADLINE_APPROACHING,
     CANCELLED,
     EXPIRED,
+    DECLINED,
 ];
 
 /// Writes one event row per recipient. Ids are time-ordered (UUIDv7), so a
@@ -127,9 +129,4 @@ pub fn effect_json(e: &Event) -> Value {
 
 pub fn elimination(e: Elimination) -> &'static str {
     e.code()
-}
-
-/// The seat a username-less recipient list resolves to.
-pub fn seat_user(g: &Loaded, p: Player) -> Option<&str> {
-    g.seat(p).user_id.as_deref()
 }

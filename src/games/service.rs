@@ -343,7 +343,7 @@ pub fn decline(
         let name = g.seat(seat).username.clone();
         save_row(conn, &mut g.row, now)?;
         if let Some(creator) = g.row.created_by.clone() {
-            emit(conn, game_id, "game.declined", [creator.as_str()], json!({"seat": seat_name(seat), "username": name}), now)?;
+            emit(conn, game_id, events::DECLINED, [creator.as_str()], json!({"seat": seat_name(seat), "username": name}), now)?;
         }
         load(conn, game_id)
     })
@@ -529,7 +529,7 @@ pub fn play(
             })
         })?;
         // The same move for the same ply again: answer as the first time, store nothing.
-        if let Some(done) = g.actions.iter().find(|a| a.ply == Some(ply as i32)) {
+        if let Some(done) = g.actions.iter().find(|a| a.ply.map(i64::from) == Some(ply)) {
             if done.notation == mv.to_string() && done.user_id.as_deref() == Some(user_id) {
                 return Ok(Played {
                     game: g,
