@@ -183,9 +183,6 @@ impl UpdateWebhookRequest {
     fn parse(self) -> Result<WebhookPatch, ApiError> {
         let mut errors = Vec::new();
         let events = self.events.map(|e| parse_events(e, &mut errors));
-        if self.active == Some(false) {
-            // Turning off is allowed too; nothing to check.
-        }
         if !errors.is_empty() {
             return Err(ApiError::Validation(errors));
         }
