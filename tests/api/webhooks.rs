@@ -393,7 +393,54 @@ async fn exhausted_retries_fail_and_disable(backend: Backend) {
     assert_eq!(shown["disabled_reason"], "failing");
 }
 
+/// Two server processes on one database: every ping reaches the receiver
+/// exactly once (on SQLite the second process is a second worker too).
+async fn two_workers_deliver_each_event_once(backend: Backend) {
+    let app = app(backend, "1").await;
+    let other = app
+        .restart_with(|s| {
+            s.webhook_allow_private = true;
+            s.webhook_poll_interval = Duration::from_millis(50);
+        })
+        .await;
+    let t = app.trio("wh2").await;
+    let rx = Receiver::start();
+    let hook = create(
+        &app,
+        &t.tokens[0],
+        json!({"url": rx.url, "events": ["game.move"]}),
+    )
+    .await;
+    let id = hook["id"].as_str().unwrap();
+    const PINGS: usize = 20;
+    for _ in 0..PINGS {
+        let res = other
+            .authed(
+                Method::POST,
+                &format!("/api/v1/webhooks/{id}/ping"),
+                &t.tokens[0],
+                None,
+            )
+            .await;
+        assert_eq!(res.status(), StatusCode::ACCEPTED);
+    }
+    wait_deliveries(&app, &t.tokens[0], id, |l| {
+        l.len() == PINGS && l.iter().all(|d| d["status"] == "delivered")
+    })
+    .await;
+    let mut ids: Vec<String> = rx
+        .received()
+        .iter()
+        .map(|r| r.headers["webhook-id"].to_str().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), PINGS);
+    assert_eq!(rx.received().len(), PINGS, "no delivery was sent twice");
+}
+
 on_both_backends!(
+    two_workers_deliver_each_event_once,
     crud_and_validation,
     ping_is_signed_logged_and_redelivered,
     game_events_reach_the_recipients_webhook_only,
