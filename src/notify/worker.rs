@@ -95,8 +95,22 @@ struct Attempt {
     duration: Duration,
 }
 
-async fn send(client: &reqwest::Client, d: &DeliveryRow, hook: &WebhookRow) -> Attempt {
+async fn send(
+    client: &reqwest::Client,
+    d: &DeliveryRow,
+    hook: &WebhookRow,
+    allow_private: bool,
+) -> Attempt {
     let started = Instant::now();
+    // The host was checked when the webhook was saved, but what it resolves to
+    // can change since.
+    if let Err(e) = super::url_check::check(&hook.url, allow_private).await {
+        return Attempt {
+            status_code: None,
+            error: Some(format!("URL refused: {}", e.message)),
+            duration: started.elapsed(),
+        };
+    }
     let timestamp = Utc::now().timestamp();
     let signature = match signature::sign(&hook.secret, &d.id, timestamp, &d.payload) {
         Ok(s) => s,
@@ -244,7 +258,7 @@ pub async fn deliver_once(
     .await?;
     let count = claimed.len();
     let sends = claimed.into_iter().map(|(d, hook)| async move {
-        let attempt = send(client, &d, &hook).await;
+        let attempt = send(client, &d, &hook, settings.allow_private).await;
         let scale = settings.retry_scale;
         db::run(pool, move |conn| {
             record(conn, &d, &hook, &attempt, scale).map_err(anyhow::Error::from)

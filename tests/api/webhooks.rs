@@ -503,7 +503,47 @@ async fn a_claim_lost_in_a_crash_is_delivered_later(backend: Backend) {
     assert_eq!(rx.received().len(), 1);
 }
 
+/// A target that is private by the time of sending is refused then too.
+async fn private_targets_are_refused_at_delivery(backend: Backend) {
+    let app = spawn_app_with(backend, |s| {
+        s.webhook_allow_private = true;
+        s.webhook_poll_interval = Duration::from_secs(3600);
+    })
+    .await;
+    let t = app.trio("whv").await;
+    let rx = Receiver::start();
+    let hook = create(
+        &app,
+        &t.tokens[0],
+        json!({"url": rx.url, "events": ["game.move"]}),
+    )
+    .await;
+    let id = hook["id"].as_str().unwrap();
+    app.authed(
+        Method::POST,
+        &format!("/api/v1/webhooks/{id}/ping"),
+        &t.tokens[0],
+        None,
+    )
+    .await;
+    let _strict = app
+        .restart_with(|s| s.webhook_poll_interval = Duration::from_millis(50))
+        .await;
+    let list = wait_deliveries(&app, &t.tokens[0], id, |l| {
+        !l[0]["attempts"].as_array().unwrap().is_empty()
+    })
+    .await;
+    let attempt = &list[0]["attempts"][0];
+    assert!(attempt["status_code"].is_null());
+    assert!(attempt["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("URL refused"));
+    assert!(rx.received().is_empty());
+}
+
 on_both_backends!(
+    private_targets_are_refused_at_delivery,
     a_claim_lost_in_a_crash_is_delivered_later,
     two_workers_deliver_each_event_once,
     crud_and_validation,
