@@ -21,9 +21,10 @@ pub const FINISHED: &str = "game.finished";
 pub const DEADLINE_APPROACHING: &str = "game.deadline_approaching";
 pub const CANCELLED: &str = "game.cancelled";
 pub const EXPIRED: &str = "game.expired";
+pub const DECLINED: &str = "game.declined";
 
 /// Every event type, for documentation and validation.
-pub const ALL: [&str; 11] = [
+pub const ALL: [&str; 12] = [
     INVITED,
     STARTED,
     YOUR_TURN,
@@ -35,6 +36,7 @@ pub const ALL: [&str; 11] = [
     DEADLINE_APPROACHING,
     CANCELLED,
     EXPIRED,
+    DECLINED,
 ];
 
 /// Writes one event row per recipient. Ids are time-ordered (UUIDv7), so a

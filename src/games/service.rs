@@ -343,7 +343,7 @@ pub fn decline(
         let name = g.seat(seat).username.clone();
         save_row(conn, &mut g.row, now)?;
         if let Some(creator) = g.row.created_by.clone() {
-            emit(conn, game_id, "game.declined", [creator.as_str()], json!({"seat": seat_name(seat), "username": name}), now)?;
+            emit(conn, game_id, events::DECLINED, [creator.as_str()], json!({"seat": seat_name(seat), "username": name}), now)?;
         }
         load(conn, game_id)
     })
