@@ -168,6 +168,13 @@ pub struct Settings {
     pub sweep_interval: Duration,
     /// Days invitations and open seats wait before the game lapses.
     pub invitation_days: u64,
+    /// Whether webhooks may target private, loopback and link-local addresses.
+    pub webhook_allow_private: bool,
+    /// Factor on the webhook retry schedule (1 = 5 s, 5 min, … 24 h); small
+    /// values make retries quick for tests and demonstrations.
+    pub webhook_retry_scale: f64,
+    /// How often each process looks for webhook deliveries to make.
+    pub webhook_poll_interval: Duration,
 }
 
 /// The minimum length of an explicit JWT secret (256 bits for HS256).
@@ -242,6 +249,33 @@ impl Settings {
             Some(_) => Some(number::<usize>(&get, "SANNIN_WORKERS", 0, 1, 1024)?),
         };
 
+        let webhook_allow_private = match get("SANNIN_WEBHOOK_ALLOW_PRIVATE")
+            .as_deref()
+            .map(str::trim)
+        {
+            None | Some("false") => false,
+            Some("true") => true,
+            Some(other) => {
+                return Err(ConfigError::new(
+                    "SANNIN_WEBHOOK_ALLOW_PRIVATE",
+                    format!("`{other}` is not one of true, false"),
+                ))
+            }
+        };
+
+        let webhook_retry_scale = match get("SANNIN_WEBHOOK_RETRY_SCALE") {
+            None => 1.0,
+            Some(raw) => match raw.trim().parse::<f64>() {
+                Ok(v) if v > 0.0 && v <= 1.0 => v,
+                _ => {
+                    return Err(ConfigError::new(
+                        "SANNIN_WEBHOOK_RETRY_SCALE",
+                        format!("`{raw}` is not a number above 0 and at most 1"),
+                    ))
+                }
+            },
+        };
+
         Ok(Self {
             environment,
             bind,
@@ -295,6 +329,15 @@ impl Settings {
                 3_600_000,
             )?),
             invitation_days: number(&get, "SANNIN_INVITATION_DAYS", 14, 1, 365)?,
+            webhook_allow_private,
+            webhook_retry_scale,
+            webhook_poll_interval: Duration::from_millis(number(
+                &get,
+                "SANNIN_WEBHOOK_POLL_INTERVAL_MS",
+                1_000,
+                50,
+                3_600_000,
+            )?),
         })
     }
 }
@@ -344,6 +387,8 @@ mod tests {
         );
         assert_eq!(s.environment, Environment::Development);
         assert!(s.jwt_secret.is_none());
+        assert!(!s.webhook_allow_private);
+        assert_eq!(s.webhook_retry_scale, 1.0);
     }
 
     #[test]
@@ -367,6 +412,10 @@ mod tests {
             ("SANNIN_LOG_FORMAT", "xml"),
             ("SANNIN_JWT_SECRET", "short"),
             ("SANNIN_ACCESS_TOKEN_TTL_SECONDS", "ten"),
+            ("SANNIN_WEBHOOK_ALLOW_PRIVATE", "yes"),
+            ("SANNIN_WEBHOOK_RETRY_SCALE", "0"),
+            ("SANNIN_WEBHOOK_RETRY_SCALE", "2"),
+            ("SANNIN_WEBHOOK_POLL_INTERVAL_MS", "1"),
         ] {
             let err = settings(&[(var, value)]).unwrap_err();
             assert_eq!(err.var, var, "{value}");

@@ -7,6 +7,7 @@ pub mod db;
 pub mod domain;
 pub mod error;
 pub mod games;
+pub mod notify;
 pub mod openapi;
 pub mod record;
 pub mod render;

@@ -49,6 +49,14 @@ use crate::routes;
         routes::games::import,
         routes::games::board,
         routes::games::events,
+        routes::webhooks::create,
+        routes::webhooks::list,
+        routes::webhooks::get,
+        routes::webhooks::update,
+        routes::webhooks::delete,
+        routes::webhooks::ping,
+        routes::webhooks::deliveries,
+        routes::webhooks::redeliver,
     ),
     components(schemas(
         crate::error::Problem,
@@ -64,6 +72,7 @@ use crate::routes;
         (name = "tokens", description = "Personal access tokens for scripts and integrations"),
         (name = "users", description = "Public profiles"),
         (name = "games", description = "Correspondence games: challenges, moves, alliances, records, pictures"),
+        (name = "webhooks", description = "Signed HTTP notices of your game events (Standard Webhooks)"),
     )
 )]
 pub struct ApiDoc;

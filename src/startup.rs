@@ -62,6 +62,7 @@ impl Application {
             refresh_token_ttl: settings.refresh_token_ttl,
             max_body_bytes: settings.max_body_bytes,
             games: games_settings(&settings),
+            webhooks: crate::notify::Settings::from_config(&settings),
         };
 
         let listener = TcpListener::bind(&settings.bind)
@@ -127,6 +128,14 @@ fn run(listener: TcpListener, state: AppState, settings: &Settings) -> anyhow::R
         state.pool.clone(),
         state.games,
         settings.sweep_interval,
+    ));
+
+    // Webhook deliveries: every process fans out and sends; claims keep each
+    // delivery attempt to one process.
+    actix_web::rt::spawn(crate::notify::worker::run(
+        state.pool.clone(),
+        state.webhooks,
+        crate::notify::worker::client()?,
     ));
 
     let mut server = HttpServer::new(move || {

@@ -16,4 +16,6 @@ pub struct AppState {
     pub max_body_bytes: usize,
     /// Time rules of games: the length of a day, how long invitations wait.
     pub games: crate::games::service::Settings,
+    /// Where webhooks may point, how retries are paced.
+    pub webhooks: crate::notify::Settings,
 }

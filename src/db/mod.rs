@@ -8,6 +8,7 @@ pub mod secrets;
 pub mod sessions;
 pub mod tokens;
 pub mod users;
+pub mod webhooks;
 
 use std::time::Duration;
 

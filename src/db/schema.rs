@@ -132,10 +132,63 @@ diesel::table! {
 diesel::joinable!(game_seats -> games (game_id));
 diesel::joinable!(game_actions -> games (game_id));
 diesel::joinable!(alliance_proposals -> games (game_id));
+diesel::table! {
+    webhooks (id) {
+        id -> Text,
+        user_id -> Text,
+        url -> Text,
+        events -> Text,
+        game_id -> Nullable<Text>,
+        secret -> Text,
+        active -> Bool,
+        failure_count -> Integer,
+        disabled_reason -> Nullable<Text>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    webhook_deliveries (id) {
+        id -> Text,
+        webhook_id -> Text,
+        event_id -> Text,
+        event_type -> Text,
+        payload -> Text,
+        status -> Text,
+        attempts -> Integer,
+        next_attempt_at -> Timestamp,
+        last_status_code -> Nullable<Integer>,
+        last_error -> Nullable<Text>,
+        last_duration_ms -> Nullable<Integer>,
+        created_at -> Timestamp,
+        delivered_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    webhook_attempts (id) {
+        id -> Text,
+        delivery_id -> Text,
+        attempted_at -> Timestamp,
+        status_code -> Nullable<Integer>,
+        duration_ms -> Integer,
+        error -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    webhook_fanout (event_id) {
+        event_id -> Text,
+    }
+}
+
 diesel::joinable!(game_events -> games (game_id));
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(refresh_tokens -> sessions (session_id));
 diesel::joinable!(personal_access_tokens -> users (user_id));
+diesel::joinable!(webhook_deliveries -> webhooks (webhook_id));
+diesel::joinable!(webhook_attempts -> webhook_deliveries (delivery_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     users,
@@ -148,4 +201,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     game_actions,
     alliance_proposals,
     game_events,
+    webhooks,
+    webhook_deliveries,
+    webhook_attempts,
+    webhook_fanout,
 );

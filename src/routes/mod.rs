@@ -11,6 +11,7 @@ pub mod json;
 pub mod me;
 pub mod tokens;
 pub mod users;
+pub mod webhooks;
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -75,6 +76,26 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(
             web::resource("/api/v1/games/{id}/alliance/proposals/{pid}/withdraw")
                 .route(web::post().to(games::withdraw_alliance)),
+        )
+        .service(
+            web::resource("/api/v1/webhooks")
+                .route(web::get().to(webhooks::list))
+                .route(web::post().to(webhooks::create)),
+        )
+        .service(
+            web::resource("/api/v1/webhooks/{id}")
+                .route(web::get().to(webhooks::get))
+                .route(web::patch().to(webhooks::update))
+                .route(web::delete().to(webhooks::delete)),
+        )
+        .service(web::resource("/api/v1/webhooks/{id}/ping").route(web::post().to(webhooks::ping)))
+        .service(
+            web::resource("/api/v1/webhooks/{id}/deliveries")
+                .route(web::get().to(webhooks::deliveries)),
+        )
+        .service(
+            web::resource("/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver")
+                .route(web::post().to(webhooks::redeliver)),
         );
 }
 

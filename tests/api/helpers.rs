@@ -348,6 +348,11 @@ impl TestApp {
             .expect("drop the test database");
     }
 
+    /// The `DATABASE_URL` of the app's database, to reach it directly.
+    pub fn database_url(&self) -> String {
+        self.db.url()
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.address, path)
     }

@@ -13,3 +13,4 @@ mod openapi;
 mod process;
 mod rate_limits;
 mod tokens;
+mod webhooks;

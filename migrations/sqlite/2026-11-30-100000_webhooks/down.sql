@@ -1,0 +1,4 @@
+DROP TABLE webhook_fanout;
+DROP TABLE webhook_attempts;
+DROP TABLE webhook_deliveries;
+DROP TABLE webhooks;

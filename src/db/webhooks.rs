@@ -1,0 +1,278 @@
+//! Queries on `webhooks`, `webhook_deliveries`, `webhook_attempts` and
+//! `webhook_fanout`. The claim of due deliveries is the one backend-specific
+//! query: PostgreSQL skips rows another process holds.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+
+use super::games::EventRow;
+use super::schema::{game_events, webhook_attempts as wa, webhook_deliveries as wd};
+use super::schema::{webhook_fanout as wf, webhooks as wh};
+use super::DbConnection;
+
+pub const PENDING: &str = "pending";
+pub const DELIVERED: &str = "delivered";
+pub const FAILED: &str = "failed";
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = wh)]
+pub struct WebhookRow {
+    pub id: String,
+    pub user_id: String,
+    pub url: String,
+    pub events: String,
+    pub game_id: Option<String>,
+    pub secret: String,
+    pub active: bool,
+    pub failure_count: i32,
+    pub disabled_reason: Option<String>,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = wd)]
+pub struct DeliveryRow {
+    pub id: String,
+    pub webhook_id: String,
+    pub event_id: String,
+    pub event_type: String,
+    pub payload: String,
+    pub status: String,
+    pub attempts: i32,
+    pub next_attempt_at: NaiveDateTime,
+    pub last_status_code: Option<i32>,
+    pub last_error: Option<String>,
+    pub last_duration_ms: Option<i32>,
+    pub created_at: NaiveDateTime,
+    pub delivered_at: Option<NaiveDateTime>,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = wa)]
+pub struct AttemptRow {
+    pub id: String,
+    pub delivery_id: String,
+    pub attempted_at: NaiveDateTime,
+    pub status_code: Option<i32>,
+    pub duration_ms: i32,
+    pub error: Option<String>,
+}
+
+/// Changes of a webhook; `None` leaves a field as it is.
+#[derive(Debug, Default, AsChangeset)]
+#[diesel(table_name = wh)]
+pub struct WebhookChanges {
+    pub url: Option<String>,
+    pub events: Option<String>,
+    pub game_id: Option<Option<String>>,
+    pub active: Option<bool>,
+    pub failure_count: Option<i32>,
+    pub disabled_reason: Option<Option<String>>,
+    pub updated_at: Option<NaiveDateTime>,
+}
+
+pub fn insert(conn: &mut DbConnection, row: &WebhookRow) -> QueryResult<()> {
+    diesel::insert_into(wh::table)
+        .values(row)
+        .execute(conn)
+        .map(drop)
+}
+
+pub fn list_for_user(conn: &mut DbConnection, user_id: &str) -> QueryResult<Vec<WebhookRow>> {
+    wh::table
+        .filter(wh::user_id.eq(user_id))
+        .order((wh::created_at.asc(), wh::id.asc()))
+        .load(conn)
+}
+
+pub fn find_for_user(
+    conn: &mut DbConnection,
+    id: &str,
+    user_id: &str,
+) -> QueryResult<Option<WebhookRow>> {
+    wh::table
+        .find(id)
+        .filter(wh::user_id.eq(user_id))
+        .first(conn)
+        .optional()
+}
+
+pub fn update(conn: &mut DbConnection, id: &str, changes: &WebhookChanges) -> QueryResult<()> {
+    diesel::update(wh::table.find(id))
+        .set(changes)
+        .execute(conn)
+        .map(drop)
+}
+
+/// Deletes one of the user's webhooks (its deliveries go with it).
+pub fn delete_for_user(conn: &mut DbConnection, id: &str, user_id: &str) -> QueryResult<bool> {
+    let deleted =
+        diesel::delete(wh::table.find(id).filter(wh::user_id.eq(user_id))).execute(conn)?;
+    Ok(deleted == 1)
+}
+
+/// Inserts a delivery unless the webhook already has one for the event; true
+/// when inserted. Two processes fanning out the same event meet here.
+pub fn insert_delivery_if_new(conn: &mut DbConnection, row: &DeliveryRow) -> QueryResult<bool> {
+    let inserted = match conn {
+        DbConnection::Postgres(c) => diesel::insert_into(wd::table)
+            .values(row)
+            .on_conflict_do_nothing()
+            .execute(c)?,
+        DbConnection::Sqlite(c) => diesel::insert_into(wd::table)
+            .values(row)
+            .on_conflict_do_nothing()
+            .execute(c)?,
+    };
+    Ok(inserted == 1)
+}
+
+/// Outbox events not yet fanned out, oldest first.
+pub fn unfanned_events(conn: &mut DbConnection, limit: i64) -> QueryResult<Vec<EventRow>> {
+    game_events::table
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            wf::table.filter(wf::event_id.eq(game_events::id)),
+        )))
+        .order(game_events::id.asc())
+        .limit(limit)
+        .load(conn)
+}
+
+pub fn mark_fanned_out(conn: &mut DbConnection, event_id: &str) -> QueryResult<()> {
+    match conn {
+        DbConnection::Postgres(c) => diesel::insert_into(wf::table)
+            .values(wf::event_id.eq(event_id))
+            .on_conflict_do_nothing()
+            .execute(c)?,
+        DbConnection::Sqlite(c) => diesel::insert_into(wf::table)
+            .values(wf::event_id.eq(event_id))
+            .on_conflict_do_nothing()
+            .execute(c)?,
+    };
+    Ok(())
+}
+
+/// The user's active webhooks (event and game filters are applied by the caller).
+pub fn active_of_user(conn: &mut DbConnection, user_id: &str) -> QueryResult<Vec<WebhookRow>> {
+    wh::table
+        .filter(wh::user_id.eq(user_id))
+        .filter(wh::active.eq(true))
+        .load(conn)
+}
+
+/// Claims up to `limit` due deliveries of active webhooks by moving their due
+/// time to `lease_until`: if this process dies before recording the outcome,
+/// the delivery is due again when the lease runs out. On PostgreSQL rows
+/// another process is claiming are skipped, so each claim goes to one process.
+pub fn claim_due(
+    conn: &mut DbConnection,
+    now: NaiveDateTime,
+    lease_until: NaiveDateTime,
+    limit: i64,
+) -> QueryResult<Vec<(DeliveryRow, WebhookRow)>> {
+    conn.transaction(|conn| {
+        let due = wd::table
+            .filter(wd::status.eq(PENDING))
+            .filter(wd::next_attempt_at.le(now))
+            .filter(wd::webhook_id.eq_any(wh::table.filter(wh::active.eq(true)).select(wh::id)))
+            .order(wd::next_attempt_at.asc())
+            .limit(limit)
+            .select(wd::id);
+        let ids: Vec<String> = match conn {
+            DbConnection::Postgres(c) => due.for_update().skip_locked().load(c)?,
+            DbConnection::Sqlite(c) => due.load(c)?,
+        };
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        diesel::update(wd::table.filter(wd::id.eq_any(&ids)))
+            .set(wd::next_attempt_at.eq(lease_until))
+            .execute(conn)?;
+        wd::table
+            .inner_join(wh::table)
+            .filter(wd::id.eq_any(&ids))
+            .select((DeliveryRow::as_select(), WebhookRow::as_select()))
+            .load(conn)
+    })
+}
+
+/// The outcome of one attempt.
+#[derive(Debug, Default, AsChangeset)]
+#[diesel(table_name = wd)]
+pub struct DeliveryOutcome {
+    pub status: Option<String>,
+    pub attempts: Option<i32>,
+    pub next_attempt_at: Option<NaiveDateTime>,
+    pub last_status_code: Option<Option<i32>>,
+    pub last_error: Option<Option<String>>,
+    pub last_duration_ms: Option<i32>,
+    pub delivered_at: Option<NaiveDateTime>,
+}
+
+pub fn record_attempt(
+    conn: &mut DbConnection,
+    attempt: &AttemptRow,
+    outcome: &DeliveryOutcome,
+) -> QueryResult<()> {
+    diesel::insert_into(wa::table)
+        .values(attempt)
+        .execute(conn)?;
+    diesel::update(wd::table.find(&attempt.delivery_id))
+        .set(outcome)
+        .execute(conn)
+        .map(drop)
+}
+
+/// A webhook's deliveries, newest first, at most `limit`.
+pub fn deliveries_of(
+    conn: &mut DbConnection,
+    webhook_id: &str,
+    limit: i64,
+) -> QueryResult<Vec<DeliveryRow>> {
+    wd::table
+        .filter(wd::webhook_id.eq(webhook_id))
+        .order(wd::id.desc())
+        .limit(limit)
+        .load(conn)
+}
+
+/// The attempts of these deliveries, oldest first.
+pub fn attempts_of(
+    conn: &mut DbConnection,
+    delivery_ids: &[String],
+) -> QueryResult<Vec<AttemptRow>> {
+    wa::table
+        .filter(wa::delivery_id.eq_any(delivery_ids))
+        .order((wa::attempted_at.asc(), wa::id.asc()))
+        .load(conn)
+}
+
+pub fn find_delivery(
+    conn: &mut DbConnection,
+    webhook_id: &str,
+    id: &str,
+) -> QueryResult<Option<DeliveryRow>> {
+    wd::table
+        .find(id)
+        .filter(wd::webhook_id.eq(webhook_id))
+        .first(conn)
+        .optional()
+}
+
+/// Queues a delivery again, as a new run of attempts, due now.
+pub fn requeue(conn: &mut DbConnection, id: &str, now: NaiveDateTime) -> QueryResult<()> {
+    diesel::update(wd::table.find(id))
+        .set((
+            wd::status.eq(PENDING),
+            wd::attempts.eq(0),
+            wd::next_attempt_at.eq(now),
+        ))
+        .execute(conn)
+        .map(drop)
+}
+
+pub fn game_exists(conn: &mut DbConnection, game_id: &str) -> QueryResult<bool> {
+    use super::schema::games;
+    diesel::select(diesel::dsl::exists(games::table.find(game_id))).get_result(conn)
+}

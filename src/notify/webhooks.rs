@@ -1,0 +1,304 @@
+//! Webhook use cases: registering endpoints, test pings, the delivery log and
+//! redelivery.
+
+use actix_web::http::StatusCode;
+use chrono::{NaiveDateTime, Utc};
+use diesel::Connection as _;
+use serde_json::json;
+
+use crate::db::webhooks::{self as q, AttemptRow, DeliveryRow, WebhookChanges, WebhookRow};
+use crate::db::{self, DbUnavailable, Pool};
+use crate::error::{ApiError, FieldError};
+
+use super::{signature, url_check, Settings};
+
+pub const PING: &str = "webhook.ping";
+
+/// Most deliveries the log shows.
+const LOG_LIMIT: i64 = 100;
+
+#[derive(Debug, thiserror::Error)]
+pub enum WebhookError {
+    #[error("invalid request")]
+    Invalid(Vec<FieldError>),
+    #[error("no such webhook")]
+    NotFound,
+    #[error("no such delivery")]
+    DeliveryNotFound,
+    #[error("delivery still pending")]
+    StillPending,
+    #[error(transparent)]
+    Unavailable(#[from] DbUnavailable),
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+impl From<diesel::result::Error> for WebhookError {
+    fn from(e: diesel::result::Error) -> Self {
+        WebhookError::Internal(anyhow::Error::new(e).context("database query failed"))
+    }
+}
+
+impl From<WebhookError> for ApiError {
+    fn from(e: WebhookError) -> Self {
+        match e {
+            WebhookError::Invalid(fields) => ApiError::Validation(fields),
+            WebhookError::NotFound => {
+                ApiError::NotFound("You have no webhook with this id.".into())
+            }
+            WebhookError::DeliveryNotFound => {
+                ApiError::NotFound("This webhook has no delivery with this id.".into())
+            }
+            WebhookError::StillPending => ApiError::Refused {
+                status: StatusCode::CONFLICT,
+                code: "delivery-pending",
+                title: "Delivery pending",
+                detail: "This delivery is still being attempted.".into(),
+            },
+            WebhookError::Unavailable(e) => ApiError::Unavailable(e.into()),
+            WebhookError::Internal(e) => ApiError::Internal(e),
+        }
+    }
+}
+
+/// A webhook to create, its fields already checked except the URL's address.
+pub struct NewWebhook {
+    pub url: String,
+    pub events: Vec<String>,
+    pub game_id: Option<String>,
+}
+
+/// Changes to a webhook; `None` leaves a field as it is.
+#[derive(Default)]
+pub struct WebhookPatch {
+    pub url: Option<String>,
+    pub events: Option<Vec<String>>,
+    pub game_id: Option<Option<String>>,
+    pub active: Option<bool>,
+}
+
+/// A webhook as its owner sees it; `secret` only on creation.
+pub struct Webhook {
+    pub row: WebhookRow,
+    pub events: Vec<String>,
+    pub show_secret: bool,
+}
+
+impl Webhook {
+    fn from_row(row: WebhookRow, show_secret: bool) -> Self {
+        let events = serde_json::from_str(&row.events).unwrap_or_default();
+        Self {
+            row,
+            events,
+            show_secret,
+        }
+    }
+}
+
+/// A delivery with its attempts.
+pub struct Delivery {
+    pub row: DeliveryRow,
+    pub attempts: Vec<AttemptRow>,
+}
+
+async fn checked_url(raw: &str, settings: &Settings) -> Result<String, WebhookError> {
+    url_check::check(raw, settings.allow_private)
+        .await
+        .map(String::from)
+        .map_err(|e| WebhookError::Invalid(vec![e]))
+}
+
+fn check_game(conn: &mut db::DbConnection, game_id: &Option<String>) -> Result<(), WebhookError> {
+    if let Some(id) = game_id {
+        if !q::game_exists(conn, id)? {
+            return Err(WebhookError::Invalid(vec![FieldError::new(
+                "game_id",
+                "unknown-game",
+                "there is no game with this id",
+            )]));
+        }
+    }
+    Ok(())
+}
+
+fn now() -> NaiveDateTime {
+    Utc::now().naive_utc()
+}
+
+pub async fn create(
+    pool: &Pool,
+    settings: &Settings,
+    user_id: String,
+    new: NewWebhook,
+) -> Result<Webhook, WebhookError> {
+    let url = checked_url(&new.url, settings).await?;
+    db::run(pool, move |conn| {
+        check_game(conn, &new.game_id)?;
+        let now = now();
+        let row = WebhookRow {
+            id: uuid::Uuid::now_v7().to_string(),
+            user_id,
+            url,
+            events: json!(new.events).to_string(),
+            game_id: new.game_id,
+            secret: signature::new_secret(),
+            active: true,
+            failure_count: 0,
+            disabled_reason: None,
+            created_at: now,
+            updated_at: now,
+        };
+        q::insert(conn, &row)?;
+        Ok(Webhook::from_row(row, true))
+    })
+    .await
+}
+
+pub async fn list(pool: &Pool, user_id: String) -> Result<Vec<Webhook>, WebhookError> {
+    db::run(pool, move |conn| {
+        Ok(q::list_for_user(conn, &user_id)?
+            .into_iter()
+            .map(|r| Webhook::from_row(r, false))
+            .collect())
+    })
+    .await
+}
+
+fn owned(conn: &mut db::DbConnection, id: &str, user_id: &str) -> Result<WebhookRow, WebhookError> {
+    q::find_for_user(conn, id, user_id)?.ok_or(WebhookError::NotFound)
+}
+
+pub async fn get(pool: &Pool, user_id: String, id: String) -> Result<Webhook, WebhookError> {
+    db::run(pool, move |conn| {
+        Ok(Webhook::from_row(owned(conn, &id, &user_id)?, false))
+    })
+    .await
+}
+
+pub async fn update(
+    pool: &Pool,
+    settings: &Settings,
+    user_id: String,
+    id: String,
+    patch: WebhookPatch,
+) -> Result<Webhook, WebhookError> {
+    let url = match &patch.url {
+        Some(raw) => Some(checked_url(raw, settings).await?),
+        None => None,
+    };
+    db::run(pool, move |conn| {
+        conn.transaction(|conn| {
+            owned(conn, &id, &user_id)?;
+            if let Some(game_id) = &patch.game_id {
+                check_game(conn, game_id)?;
+            }
+            // Turning a webhook back on forgets why it was turned off.
+            let reenable = patch.active == Some(true);
+            let changes = WebhookChanges {
+                url,
+                events: patch.events.map(|e| json!(e).to_string()),
+                game_id: patch.game_id,
+                active: patch.active,
+                failure_count: reenable.then_some(0),
+                disabled_reason: reenable.then_some(None),
+                updated_at: Some(now()),
+            };
+            q::update(conn, &id, &changes)?;
+            Ok(Webhook::from_row(owned(conn, &id, &user_id)?, false))
+        })
+    })
+    .await
+}
+
+pub async fn delete(pool: &Pool, user_id: String, id: String) -> Result<(), WebhookError> {
+    db::run(pool, move |conn| {
+        if q::delete_for_user(conn, &id, &user_id)? {
+            Ok(())
+        } else {
+            Err(WebhookError::NotFound)
+        }
+    })
+    .await
+}
+
+/// Queues a `webhook.ping` delivery, sent like any event.
+pub async fn ping(pool: &Pool, user_id: String, id: String) -> Result<Delivery, WebhookError> {
+    db::run(pool, move |conn| {
+        let hook = owned(conn, &id, &user_id)?;
+        let now = now();
+        let data = json!({"webhook_id": hook.id});
+        let row = DeliveryRow {
+            id: uuid::Uuid::now_v7().to_string(),
+            webhook_id: hook.id,
+            event_id: uuid::Uuid::now_v7().to_string(),
+            event_type: PING.to_owned(),
+            payload: super::worker::body(PING, now, data),
+            status: q::PENDING.to_owned(),
+            attempts: 0,
+            next_attempt_at: now,
+            last_status_code: None,
+            last_error: None,
+            last_duration_ms: None,
+            created_at: now,
+            delivered_at: None,
+        };
+        q::insert_delivery_if_new(conn, &row)?;
+        Ok(Delivery {
+            row,
+            attempts: Vec::new(),
+        })
+    })
+    .await
+}
+
+/// The webhook's latest deliveries, newest first, each with its attempts.
+pub async fn deliveries(
+    pool: &Pool,
+    user_id: String,
+    id: String,
+) -> Result<Vec<Delivery>, WebhookError> {
+    db::run(pool, move |conn| {
+        owned(conn, &id, &user_id)?;
+        let rows = q::deliveries_of(conn, &id, LOG_LIMIT)?;
+        let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+        let mut attempts = q::attempts_of(conn, &ids)?;
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let (mine, rest): (Vec<_>, Vec<_>) =
+                    attempts.drain(..).partition(|a| a.delivery_id == row.id);
+                attempts = rest;
+                Delivery {
+                    row,
+                    attempts: mine,
+                }
+            })
+            .collect())
+    })
+    .await
+}
+
+/// Queues a finished delivery again, with the same id and body.
+pub async fn redeliver(
+    pool: &Pool,
+    user_id: String,
+    id: String,
+    delivery_id: String,
+) -> Result<Delivery, WebhookError> {
+    db::run(pool, move |conn| {
+        conn.transaction(|conn| {
+            owned(conn, &id, &user_id)?;
+            let row =
+                q::find_delivery(conn, &id, &delivery_id)?.ok_or(WebhookError::DeliveryNotFound)?;
+            if row.status == q::PENDING {
+                return Err(WebhookError::StillPending);
+            }
+            q::requeue(conn, &row.id, now())?;
+            let row =
+                q::find_delivery(conn, &id, &delivery_id)?.ok_or(WebhookError::DeliveryNotFound)?;
+            let attempts = q::attempts_of(conn, std::slice::from_ref(&row.id))?;
+            Ok(Delivery { row, attempts })
+        })
+    })
+    .await
+}

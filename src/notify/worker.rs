@@ -1,0 +1,295 @@
+//! The delivery worker. Every process runs it: it fans new outbox events out
+//! into one delivery row per interested webhook, then claims due deliveries and
+//! sends them, signed per Standard Webhooks.
+//!
+//! Nothing is lost: an event is marked fanned out in the same transaction that
+//! writes its deliveries, a claim is a lease that runs out if the process dies
+//! before recording the outcome, and a failed attempt is retried on a schedule
+//! until it is marked `failed`, visible in the delivery log. Delivery is at least
+//! once; the `webhook-id` header is the delivery's id, the same on every attempt.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use chrono::{NaiveDateTime, Utc};
+use diesel::Connection as _;
+use rand::Rng as _;
+use serde_json::{json, Value};
+
+use crate::db::webhooks::WebhookRow;
+use crate::db::webhooks::{self as q, AttemptRow, DeliveryOutcome, DeliveryRow, WebhookChanges};
+use crate::db::{self, DbConnection, Pool};
+
+use super::{signature, Settings};
+
+/// Waits after the first, second, … failed attempt, in seconds (before scaling).
+pub const RETRY_SCHEDULE_SECS: [u64; 9] =
+    [5, 300, 1_800, 7_200, 18_000, 36_000, 50_400, 72_000, 86_400];
+/// How long a receiver has to answer.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+/// A claim's lease: longer than the timeout, so a live attempt is never claimed twice.
+const LEASE_SECS: i64 = 60;
+const FANOUT_BATCH: i64 = 500;
+const CLAIM_BATCH: i64 = 32;
+
+/// The request body: the same bytes on every attempt.
+pub fn body(event_type: &str, at: NaiveDateTime, data: Value) -> String {
+    json!({
+        "type": event_type,
+        "timestamp": at.and_utc().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        "data": data,
+    })
+    .to_string()
+}
+
+fn wants(hook: &WebhookRow, event_type: &str, game_id: &str) -> bool {
+    let events: Vec<String> = serde_json::from_str(&hook.events).unwrap_or_default();
+    events.iter().any(|e| e == event_type) && hook.game_id.as_deref().is_none_or(|g| g == game_id)
+}
+
+/// Turns outbox events not yet fanned out into deliveries; returns how many
+/// deliveries it wrote.
+pub fn fan_out(conn: &mut DbConnection) -> diesel::QueryResult<usize> {
+    conn.transaction(|conn| {
+        let events = q::unfanned_events(conn, FANOUT_BATCH)?;
+        let mut hooks: HashMap<String, Vec<WebhookRow>> = HashMap::new();
+        let mut written = 0;
+        for event in events {
+            if !hooks.contains_key(&event.user_id) {
+                let mine = q::active_of_user(conn, &event.user_id)?;
+                hooks.insert(event.user_id.clone(), mine);
+            }
+            let data: Value = serde_json::from_str(&event.payload).unwrap_or(Value::Null);
+            for hook in &hooks[&event.user_id] {
+                if !wants(hook, &event.event_type, &event.game_id) {
+                    continue;
+                }
+                let now = Utc::now().naive_utc();
+                let row = DeliveryRow {
+                    id: uuid::Uuid::now_v7().to_string(),
+                    webhook_id: hook.id.clone(),
+                    event_id: event.id.clone(),
+                    event_type: event.event_type.clone(),
+                    payload: body(&event.event_type, event.created_at, data.clone()),
+                    status: q::PENDING.to_owned(),
+                    attempts: 0,
+                    next_attempt_at: now,
+                    last_status_code: None,
+                    last_error: None,
+                    last_duration_ms: None,
+                    created_at: now,
+                    delivered_at: None,
+                };
+                written += q::insert_delivery_if_new(conn, &row)? as usize;
+            }
+            q::mark_fanned_out(conn, &event.id)?;
+        }
+        Ok(written)
+    })
+}
+
+/// What one attempt came to.
+struct Attempt {
+    status_code: Option<u16>,
+    error: Option<String>,
+    duration: Duration,
+}
+
+async fn send(
+    client: &reqwest::Client,
+    d: &DeliveryRow,
+    hook: &WebhookRow,
+    allow_private: bool,
+) -> Attempt {
+    let started = Instant::now();
+    // The host was checked when the webhook was saved, but what it resolves to
+    // can change since.
+    if let Err(e) = super::url_check::check(&hook.url, allow_private).await {
+        return Attempt {
+            status_code: None,
+            error: Some(format!("URL refused: {}", e.message)),
+            duration: started.elapsed(),
+        };
+    }
+    let timestamp = Utc::now().timestamp();
+    let signature = match signature::sign(&hook.secret, &d.id, timestamp, &d.payload) {
+        Ok(s) => s,
+        Err(e) => {
+            return Attempt {
+                status_code: None,
+                error: Some(format!("cannot sign: {e}")),
+                duration: started.elapsed(),
+            }
+        }
+    };
+    let result = client
+        .post(&hook.url)
+        .header("content-type", "application/json")
+        .header("webhook-id", &d.id)
+        .header("webhook-timestamp", timestamp.to_string())
+        .header("webhook-signature", signature)
+        .body(d.payload.clone())
+        .send()
+        .await;
+    let duration = started.elapsed();
+    match result {
+        Ok(res) if res.status().is_success() => Attempt {
+            status_code: Some(res.status().as_u16()),
+            error: None,
+            duration,
+        },
+        Ok(res) => Attempt {
+            status_code: Some(res.status().as_u16()),
+            error: Some(format!("answered {}", res.status())),
+            duration,
+        },
+        Err(e) => Attempt {
+            status_code: None,
+            error: Some(if e.is_timeout() {
+                "timed out".to_owned()
+            } else if e.is_connect() {
+                "could not connect".to_owned()
+            } else {
+                "request failed".to_owned()
+            }),
+            duration,
+        },
+    }
+}
+
+/// The wait before retry `n` (1-based), scaled and with ±20% jitter.
+fn backoff(n: usize, scale: f64) -> Option<chrono::Duration> {
+    let secs = *RETRY_SCHEDULE_SECS.get(n - 1)? as f64;
+    let jitter = rand::rng().random_range(0.8..1.2);
+    Some(chrono::Duration::milliseconds(
+        (secs * 1000.0 * scale * jitter) as i64,
+    ))
+}
+
+/// Records an attempt and decides what follows: done, a retry, or failure
+/// (which disables the webhook, as does `410 Gone`).
+fn record(
+    conn: &mut DbConnection,
+    d: &DeliveryRow,
+    hook: &WebhookRow,
+    a: &Attempt,
+    scale: f64,
+) -> diesel::QueryResult<()> {
+    let now = Utc::now().naive_utc();
+    let attempts = d.attempts + 1;
+    let delivered = a.error.is_none();
+    let gone = a.status_code == Some(410);
+    let retry_at = if delivered || gone {
+        None
+    } else {
+        backoff(attempts as usize, scale).map(|wait| now + wait)
+    };
+    let status = if delivered {
+        q::DELIVERED
+    } else if retry_at.is_some() {
+        q::PENDING
+    } else {
+        q::FAILED
+    };
+    let outcome = DeliveryOutcome {
+        status: Some(status.to_owned()),
+        attempts: Some(attempts),
+        next_attempt_at: retry_at,
+        last_status_code: Some(a.status_code.map(i32::from)),
+        last_error: Some(a.error.clone()),
+        last_duration_ms: Some(a.duration.as_millis().min(i32::MAX as u128) as i32),
+        delivered_at: delivered.then_some(now),
+    };
+    let attempt = AttemptRow {
+        id: uuid::Uuid::now_v7().to_string(),
+        delivery_id: d.id.clone(),
+        attempted_at: now,
+        status_code: a.status_code.map(i32::from),
+        duration_ms: outcome.last_duration_ms.unwrap_or(0),
+        error: a.error.clone(),
+    };
+    conn.transaction(|conn| {
+        q::record_attempt(conn, &attempt, &outcome)?;
+        let changes = if delivered {
+            WebhookChanges {
+                failure_count: Some(0),
+                ..Default::default()
+            }
+        } else if gone {
+            disable("gone", now)
+        } else if status == q::FAILED {
+            WebhookChanges {
+                failure_count: Some(hook.failure_count + 1),
+                ..disable("failing", now)
+            }
+        } else {
+            return Ok(());
+        };
+        q::update(conn, &hook.id, &changes)
+    })
+}
+
+fn disable(reason: &str, now: NaiveDateTime) -> WebhookChanges {
+    WebhookChanges {
+        active: Some(false),
+        disabled_reason: Some(Some(reason.to_owned())),
+        updated_at: Some(now),
+        ..Default::default()
+    }
+}
+
+/// One pass: fan out, claim what is due, send it, record the outcomes.
+pub async fn deliver_once(
+    pool: &Pool,
+    client: &reqwest::Client,
+    settings: &Settings,
+) -> anyhow::Result<usize> {
+    db::run(pool, |conn| fan_out(conn).map_err(anyhow::Error::from)).await?;
+    let claimed = db::run(pool, |conn| {
+        let now = Utc::now().naive_utc();
+        q::claim_due(
+            conn,
+            now,
+            now + chrono::Duration::seconds(LEASE_SECS),
+            CLAIM_BATCH,
+        )
+        .map_err(anyhow::Error::from)
+    })
+    .await?;
+    let count = claimed.len();
+    let sends = claimed.into_iter().map(|(d, hook)| async move {
+        let attempt = send(client, &d, &hook, settings.allow_private).await;
+        let scale = settings.retry_scale;
+        db::run(pool, move |conn| {
+            record(conn, &d, &hook, &attempt, scale).map_err(anyhow::Error::from)
+        })
+        .await
+    });
+    for result in futures_util::future::join_all(sends).await {
+        result?;
+    }
+    Ok(count)
+}
+
+/// The HTTP client of deliveries: no redirects (a redirect could lead to an
+/// address the URL check refused), a 10 s timeout.
+pub fn client() -> anyhow::Result<reqwest::Client> {
+    Ok(reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(TIMEOUT)
+        .user_agent("sannin-webhooks")
+        .build()?)
+}
+
+/// Delivers every `poll_interval` until the process ends. Errors are logged and
+/// the next tick tries again.
+pub async fn run(pool: Pool, settings: Settings, client: reqwest::Client) {
+    let mut tick = actix_web::rt::time::interval(settings.poll_interval);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if let Err(e) = deliver_once(&pool, &client, &settings).await {
+            tracing::warn!(error = %format!("{e:#}"), "webhook delivery pass failed");
+        }
+    }
+}
