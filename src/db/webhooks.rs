@@ -48,6 +48,33 @@ pub struct DeliveryRow {
     pub delivered_at: Option<NaiveDateTime>,
 }
 
+impl DeliveryRow {
+    /// A new delivery, due at once, with a fresh time-ordered id.
+    pub fn pending(
+        webhook_id: String,
+        event_id: String,
+        event_type: String,
+        payload: String,
+        now: NaiveDateTime,
+    ) -> Self {
+        DeliveryRow {
+            id: uuid::Uuid::now_v7().to_string(),
+            webhook_id,
+            event_id,
+            event_type,
+            payload,
+            status: PENDING.to_owned(),
+            attempts: 0,
+            next_attempt_at: now,
+            last_status_code: None,
+            last_error: None,
+            last_duration_ms: None,
+            created_at: now,
+            delivered_at: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = wa)]
 pub struct AttemptRow {

@@ -152,6 +152,14 @@ impl Loaded {
             .find(|s| s.user_id.as_deref() == Some(user_id))
     }
 
+    /// The seat `user_id` plays in, or `NotAPlayer`.
+    pub fn joined_seat(&self, user_id: &str) -> Result<Player, GameError> {
+        self.seat_of(user_id)
+            .filter(|s| s.state == SeatState::Joined)
+            .map(|s| s.seat)
+            .ok_or(GameError::NotAPlayer)
+    }
+
     /// User ids of everyone who has joined.
     pub fn player_ids(&self) -> Vec<String> {
         self.seats

@@ -518,10 +518,7 @@ pub fn play(
 ) -> Result<Played, GameError> {
     conn.transaction(|conn| {
         let g = load_for_update(conn, game_id)?;
-        let seat = match g.seat_of(user_id) {
-            Some(s) if s.state == SeatState::Joined => s.seat,
-            _ => return Err(GameError::NotAPlayer),
-        };
+        let seat = g.joined_seat(user_id)?;
         let mv = Move::parse(move_text).map_err(|e| {
             GameError::Illegal(crate::rules::Illegal {
                 kind: IllegalKind::Malformed,
@@ -581,10 +578,7 @@ pub fn resign(
 ) -> Result<Loaded, GameError> {
     conn.transaction(|conn| {
         let g = load_for_update(conn, game_id)?;
-        let seat = match g.seat_of(user_id) {
-            Some(s) if s.state == SeatState::Joined => s.seat,
-            _ => return Err(GameError::NotAPlayer),
-        };
+        let seat = g.joined_seat(user_id)?;
         match g.status() {
             Status::Finished => return Err(GameError::GameOver),
             Status::Active => {}
@@ -637,10 +631,7 @@ pub fn propose(
 ) -> Result<ProposalRow, GameError> {
     conn.transaction(|conn| {
         let mut g = load_for_update(conn, game_id)?;
-        let from = match g.seat_of(user_id) {
-            Some(s) if s.state == SeatState::Joined => s.seat,
-            _ => return Err(GameError::NotAPlayer),
-        };
+        let from = g.joined_seat(user_id)?;
         if from == to {
             return Err(GameError::invalid(
                 "to",
@@ -713,11 +704,7 @@ pub fn answer(
             .into_iter()
             .find(|p| p.id == proposal_id)
             .ok_or(GameError::ProposalNotFound)?;
-        let seat = g
-            .seat_of(user_id)
-            .filter(|s| s.state == SeatState::Joined)
-            .map(|s| seat_name(s.seat))
-            .ok_or(GameError::NotAPlayer)?;
+        let seat = seat_name(g.joined_seat(user_id)?);
         let (must_be, status) = match answer {
             Answer::Accept => (&p.to_seat, "accepted"),
             Answer::Decline => (&p.to_seat, "declined"),

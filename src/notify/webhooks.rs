@@ -227,21 +227,13 @@ pub async fn ping(pool: &Pool, user_id: String, id: String) -> Result<Delivery, 
         let hook = owned(conn, &id, &user_id)?;
         let now = now();
         let data = json!({"webhook_id": hook.id});
-        let row = DeliveryRow {
-            id: uuid::Uuid::now_v7().to_string(),
-            webhook_id: hook.id,
-            event_id: uuid::Uuid::now_v7().to_string(),
-            event_type: PING.to_owned(),
-            payload: super::worker::body(PING, now, data),
-            status: q::PENDING.to_owned(),
-            attempts: 0,
-            next_attempt_at: now,
-            last_status_code: None,
-            last_error: None,
-            last_duration_ms: None,
-            created_at: now,
-            delivered_at: None,
-        };
+        let row = DeliveryRow::pending(
+            hook.id,
+            uuid::Uuid::now_v7().to_string(),
+            PING.to_owned(),
+            super::worker::body(PING, now, data),
+            now,
+        );
         q::insert_delivery_if_new(conn, &row)?;
         Ok(Delivery {
             row,

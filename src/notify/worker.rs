@@ -65,21 +65,13 @@ pub fn fan_out(conn: &mut DbConnection) -> diesel::QueryResult<usize> {
                     continue;
                 }
                 let now = Utc::now().naive_utc();
-                let row = DeliveryRow {
-                    id: uuid::Uuid::now_v7().to_string(),
-                    webhook_id: hook.id.clone(),
-                    event_id: event.id.clone(),
-                    event_type: event.event_type.clone(),
-                    payload: body(&event.event_type, event.created_at, data.clone()),
-                    status: q::PENDING.to_owned(),
-                    attempts: 0,
-                    next_attempt_at: now,
-                    last_status_code: None,
-                    last_error: None,
-                    last_duration_ms: None,
-                    created_at: now,
-                    delivered_at: None,
-                };
+                let row = DeliveryRow::pending(
+                    hook.id.clone(),
+                    event.id.clone(),
+                    event.event_type.clone(),
+                    body(&event.event_type, event.created_at, data.clone()),
+                    now,
+                );
                 written += q::insert_delivery_if_new(conn, &row)? as usize;
             }
             q::mark_fanned_out(conn, &event.id)?;

@@ -133,6 +133,25 @@ impl Position {
         false
     }
 
+    /// Takes one player out of the game and applies R28. Returns true if the game ended.
+    fn eliminate_one(
+        &mut self,
+        p: Player,
+        reason: Elimination,
+        by: Option<Player>,
+        log: &mut impl EventLog,
+    ) -> bool {
+        self.remove_player(p);
+        log.push(Event::Eliminated {
+            player: p,
+            reason,
+            by,
+        });
+        let mut gone = PlayerSet::EMPTY;
+        gone.insert(p);
+        self.after_eliminations(gone, log)
+    }
+
     /// Gives the turn to `next`, eliminating in turn every player that has no legal move
     /// when its turn comes (R30).
     fn settle_turn(&mut self, mut next: Player, log: &mut impl EventLog) {
@@ -158,15 +177,7 @@ impl Position {
             } else {
                 Elimination::NoLegalMove
             };
-            self.remove_player(next);
-            log.push(Event::Eliminated {
-                player: next,
-                reason,
-                by: mater,
-            });
-            let mut gone = PlayerSet::EMPTY;
-            gone.insert(next);
-            if self.after_eliminations(gone, log) {
+            if self.eliminate_one(next, reason, mater, log) {
                 return;
             }
             next = match mater {
@@ -304,15 +315,7 @@ impl Position {
         log: &mut impl EventLog,
     ) {
         let was_to_move = self.to_move == Some(p);
-        self.remove_player(p);
-        log.push(Event::Eliminated {
-            player: p,
-            reason,
-            by: None,
-        });
-        let mut gone = PlayerSet::EMPTY;
-        gone.insert(p);
-        if self.after_eliminations(gone, log) {
+        if self.eliminate_one(p, reason, None, log) {
             return;
         }
         let next = if was_to_move {
