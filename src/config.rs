@@ -175,6 +175,47 @@ pub struct Settings {
     pub webhook_retry_scale: f64,
     /// How often each process looks for webhook deliveries to make.
     pub webhook_poll_interval: Duration,
+    /// Outgoing mail.
+    pub mail: MailSettings,
+}
+
+/// How the SMTP connection is secured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SmtpTls {
+    /// Plain text (a relay on the same host or a test server).
+    None,
+    /// Plain connection upgraded with STARTTLS, which is required.
+    StartTls,
+    /// TLS from the first byte (implicit TLS, "SMTPS").
+    Tls,
+}
+
+/// Where mail goes.
+#[derive(Debug, Clone)]
+pub enum MailTransport {
+    Smtp {
+        host: String,
+        port: u16,
+        tls: SmtpTls,
+        /// User name and password, when the relay wants them.
+        credentials: Option<(String, Secret)>,
+    },
+    /// No SMTP relay configured: each message is written as an `.eml` file here.
+    Dir(PathBuf),
+}
+
+/// Settings of outgoing mail.
+#[derive(Debug, Clone)]
+pub struct MailSettings {
+    pub transport: MailTransport,
+    /// The `From` of every message, e.g. `Sannin <games@example.org>`.
+    pub from: String,
+    /// The start of every link in mail, without a trailing slash.
+    pub public_url: String,
+    /// How often each process looks for mail to send.
+    pub poll_interval: Duration,
+    /// Factor on the retry schedule (1 = 5 s, 5 min, … 24 h).
+    pub retry_scale: f64,
 }
 
 /// The minimum length of an explicit JWT secret (256 bits for HS256).
@@ -263,18 +304,9 @@ impl Settings {
             }
         };
 
-        let webhook_retry_scale = match get("SANNIN_WEBHOOK_RETRY_SCALE") {
-            None => 1.0,
-            Some(raw) => match raw.trim().parse::<f64>() {
-                Ok(v) if v > 0.0 && v <= 1.0 => v,
-                _ => {
-                    return Err(ConfigError::new(
-                        "SANNIN_WEBHOOK_RETRY_SCALE",
-                        format!("`{raw}` is not a number above 0 and at most 1"),
-                    ))
-                }
-            },
-        };
+        let webhook_retry_scale = retry_scale(&get, "SANNIN_WEBHOOK_RETRY_SCALE")?;
+
+        let mail = mail_settings(&get, environment, &bind)?;
 
         Ok(Self {
             environment,
@@ -338,8 +370,131 @@ impl Settings {
                 50,
                 3_600_000,
             )?),
+            mail,
         })
     }
+}
+
+fn retry_scale(
+    get: &impl Fn(&'static str) -> Option<String>,
+    var: &'static str,
+) -> Result<f64, ConfigError> {
+    match get(var) {
+        None => Ok(1.0),
+        Some(raw) => match raw.trim().parse::<f64>() {
+            Ok(v) if v > 0.0 && v <= 1.0 => Ok(v),
+            _ => Err(ConfigError::new(
+                var,
+                format!("`{raw}` is not a number above 0 and at most 1"),
+            )),
+        },
+    }
+}
+
+fn mail_settings(
+    get: &impl Fn(&'static str) -> Option<String>,
+    environment: Environment,
+    bind: &str,
+) -> Result<MailSettings, ConfigError> {
+    let transport = match get("SANNIN_SMTP_HOST") {
+        Some(host) => {
+            let tls = match get("SANNIN_SMTP_TLS").as_deref().map(str::trim) {
+                None | Some("starttls") => SmtpTls::StartTls,
+                Some("tls") => SmtpTls::Tls,
+                Some("none") => SmtpTls::None,
+                Some(other) => {
+                    return Err(ConfigError::new(
+                        "SANNIN_SMTP_TLS",
+                        format!("`{other}` is not one of none, starttls, tls"),
+                    ))
+                }
+            };
+            let default_port = match tls {
+                SmtpTls::None => 25,
+                SmtpTls::StartTls => 587,
+                SmtpTls::Tls => 465,
+            };
+            let credentials = match (get("SANNIN_SMTP_USERNAME"), get("SANNIN_SMTP_PASSWORD")) {
+                (Some(user), Some(password)) => Some((user, Secret::new(password))),
+                (None, None) => None,
+                (Some(_), None) => {
+                    return Err(ConfigError::new(
+                        "SANNIN_SMTP_PASSWORD",
+                        "required with SANNIN_SMTP_USERNAME",
+                    ))
+                }
+                (None, Some(_)) => {
+                    return Err(ConfigError::new(
+                        "SANNIN_SMTP_USERNAME",
+                        "required with SANNIN_SMTP_PASSWORD",
+                    ))
+                }
+            };
+            MailTransport::Smtp {
+                host: host.trim().to_owned(),
+                port: number(get, "SANNIN_SMTP_PORT", default_port, 1, 65_535)?,
+                tls,
+                credentials,
+            }
+        }
+        None => {
+            for var in [
+                "SANNIN_SMTP_PORT",
+                "SANNIN_SMTP_TLS",
+                "SANNIN_SMTP_USERNAME",
+                "SANNIN_SMTP_PASSWORD",
+            ] {
+                if get(var).is_some() {
+                    return Err(ConfigError::new(var, "set, but SANNIN_SMTP_HOST is not"));
+                }
+            }
+            MailTransport::Dir(PathBuf::from(
+                get("SANNIN_MAIL_DIR").unwrap_or_else(|| "mail".into()),
+            ))
+        }
+    };
+    let from = get("SANNIN_MAIL_FROM").unwrap_or_else(|| "Sannin <sannin@localhost>".into());
+    if let Err(e) = from.parse::<lettre::message::Mailbox>() {
+        return Err(ConfigError::new(
+            "SANNIN_MAIL_FROM",
+            format!("`{from}` is not a mailbox such as `Sannin <games@example.org>` ({e})"),
+        ));
+    }
+    let public_url = match get("SANNIN_PUBLIC_URL") {
+        Some(url) => {
+            let url = url.trim().trim_end_matches('/').to_owned();
+            let valid = (url.starts_with("http://") || url.starts_with("https://"))
+                && !url.contains(char::is_whitespace)
+                && reqwest::Url::parse(&url).is_ok();
+            if !valid {
+                return Err(ConfigError::new(
+                    "SANNIN_PUBLIC_URL",
+                    format!("`{url}` is not an http:// or https:// URL"),
+                ));
+            }
+            url
+        }
+        None if environment == Environment::Production => {
+            return Err(ConfigError::new(
+                "SANNIN_PUBLIC_URL",
+                "required when SANNIN_ENV=production (links in mail start with it)",
+            ))
+        }
+        None => format!("http://{bind}"),
+    };
+    Ok(MailSettings {
+        transport,
+        from,
+        public_url,
+        poll_interval: Duration::from_millis(number(
+            get,
+            "SANNIN_MAIL_POLL_INTERVAL_MS",
+            1_000,
+            50,
+            3_600_000,
+        )?),
+        retry_scale: retry_scale(get, "SANNIN_MAIL_RETRY_SCALE")?,
+    })
 }
 
 fn number<T>(
@@ -368,6 +523,7 @@ where
 mod tests {
     use super::*;
     use std::collections::HashMap;
+    use std::path::Path;
 
     fn settings(vars: &[(&str, &str)]) -> Result<Settings, ConfigError> {
         let map: HashMap<String, String> = vars
@@ -395,11 +551,55 @@ mod tests {
     fn production_requires_a_jwt_secret() {
         let err = settings(&[("SANNIN_ENV", "production")]).unwrap_err();
         assert_eq!(err.var, "SANNIN_JWT_SECRET");
+        let no_url = settings(&[
+            ("SANNIN_ENV", "production"),
+            ("SANNIN_JWT_SECRET", &"k".repeat(32)),
+        ])
+        .unwrap_err();
+        assert_eq!(no_url.var, "SANNIN_PUBLIC_URL");
         let ok = settings(&[
             ("SANNIN_ENV", "production"),
             ("SANNIN_JWT_SECRET", &"k".repeat(32)),
+            ("SANNIN_PUBLIC_URL", "https://sannin.example.org/"),
         ]);
-        assert!(ok.is_ok());
+        assert_eq!(ok.unwrap().mail.public_url, "https://sannin.example.org");
+    }
+
+    #[test]
+    fn mail_goes_to_a_folder_unless_smtp_is_configured() {
+        let s = settings(&[]).unwrap();
+        assert!(matches!(s.mail.transport, MailTransport::Dir(ref p) if p == Path::new("mail")));
+        assert_eq!(s.mail.public_url, "http://127.0.0.1:8080");
+        let s = settings(&[("SANNIN_SMTP_HOST", "smtp.example.org")]).unwrap();
+        assert!(matches!(
+            s.mail.transport,
+            MailTransport::Smtp {
+                port: 587,
+                tls: SmtpTls::StartTls,
+                credentials: None,
+                ..
+            }
+        ));
+        let s = settings(&[
+            ("SANNIN_SMTP_HOST", "smtp.example.org"),
+            ("SANNIN_SMTP_TLS", "tls"),
+            ("SANNIN_SMTP_USERNAME", "u"),
+            ("SANNIN_SMTP_PASSWORD", "p"),
+        ])
+        .unwrap();
+        assert!(matches!(
+            s.mail.transport,
+            MailTransport::Smtp {
+                port: 465,
+                tls: SmtpTls::Tls,
+                credentials: Some(_),
+                ..
+            }
+        ));
+        assert!(
+            !format!("{:?}", s.mail).contains("\"p\""),
+            "the password stays hidden"
+        );
     }
 
     #[test]
@@ -416,6 +616,10 @@ mod tests {
             ("SANNIN_WEBHOOK_RETRY_SCALE", "0"),
             ("SANNIN_WEBHOOK_RETRY_SCALE", "2"),
             ("SANNIN_WEBHOOK_POLL_INTERVAL_MS", "1"),
+            ("SANNIN_SMTP_PORT", "25"),
+            ("SANNIN_MAIL_FROM", "not a mailbox"),
+            ("SANNIN_PUBLIC_URL", "ftp://example.org"),
+            ("SANNIN_MAIL_RETRY_SCALE", "0"),
         ] {
             let err = settings(&[(var, value)]).unwrap_err();
             assert_eq!(err.var, var, "{value}");

@@ -316,15 +316,15 @@ impl ResponseError for ApiError {
 
 /// Middleware hook: any error response that is not already a problem document
 /// (a framework 404/405, an extractor's 400…) is replaced by one, so clients
-/// never see a bare error body.
+/// never see a bare error body. HTML pages (the answers to links opened from
+/// mail) are written that way on purpose and pass.
 pub fn render_bare_error<B: MessageBody + 'static>(
     res: ServiceResponse<B>,
 ) -> actix_web::Result<ErrorHandlerResponse<B>> {
-    let is_problem = res
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(PROBLEM_JSON.as_bytes()));
-    if is_problem {
+    let deliberate = res.headers().get(header::CONTENT_TYPE).is_some_and(|v| {
+        v.as_bytes().starts_with(PROBLEM_JSON.as_bytes()) || v.as_bytes().starts_with(b"text/html")
+    });
+    if deliberate {
         return Ok(ErrorHandlerResponse::Response(res.map_into_left_body()));
     }
     let status = res.status();

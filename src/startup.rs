@@ -16,6 +16,7 @@ use crate::auth::rate_limit::RateLimits;
 use crate::auth::{opaque, password};
 use crate::config::Settings;
 use crate::db::{self, Pool};
+use crate::notify::mail::{self, MailContext};
 use crate::state::AppState;
 use crate::{error, routes, telemetry};
 
@@ -49,6 +50,11 @@ impl Application {
         .await
         .context("start-up task failed")??;
 
+        let mail = MailContext::new(
+            &settings.mail,
+            jwt_secret.as_bytes(),
+            settings.jwt_issuer.clone(),
+        )?;
         let state = AppState {
             pool,
             jwt: JwtKeys::new(
@@ -63,6 +69,7 @@ impl Application {
             max_body_bytes: settings.max_body_bytes,
             games: games_settings(&settings),
             webhooks: crate::notify::Settings::from_config(&settings),
+            mail,
         };
 
         let listener = TcpListener::bind(&settings.bind)
@@ -136,6 +143,15 @@ fn run(listener: TcpListener, state: AppState, settings: &Settings) -> anyhow::R
         state.pool.clone(),
         state.webhooks,
         crate::notify::worker::client()?,
+        state.mail.clone(),
+    ));
+
+    // Mail: every process renders new events into messages and sends what is
+    // due; claims keep each attempt to one process.
+    actix_web::rt::spawn(mail::worker::run(
+        state.pool.clone(),
+        state.mail.clone(),
+        mail::transport::Transport::new(&settings.mail.transport)?,
     ));
 
     let mut server = HttpServer::new(move || {

@@ -18,4 +18,6 @@ pub struct AppState {
     pub games: crate::games::service::Settings,
     /// Where webhooks may point, how retries are paced.
     pub webhooks: crate::notify::Settings,
+    /// Writing mail: links, their signing key, the sender.
+    pub mail: crate::notify::mail::MailContext,
 }

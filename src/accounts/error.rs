@@ -1,3 +1,5 @@
+use actix_web::http::StatusCode;
+
 use crate::db::DbUnavailable;
 use crate::domain::Scope;
 use crate::error::ApiError;
@@ -27,6 +29,14 @@ pub enum AccountError {
     UserGone,
     #[error("no such token")]
     TokenNotFound,
+    #[error("the address is already verified")]
+    AlreadyVerified,
+    #[error("the link has expired")]
+    LinkExpired,
+    #[error("the link is not valid")]
+    LinkInvalid,
+    #[error("the account's address changed since the link was sent")]
+    EmailChanged,
     #[error(transparent)]
     Unavailable(#[from] DbUnavailable),
     #[error(transparent)]
@@ -73,6 +83,30 @@ impl From<AccountError> for ApiError {
             AccountError::TokenNotFound => {
                 ApiError::NotFound("You have no personal access token with this id.".into())
             }
+            AccountError::AlreadyVerified => ApiError::Refused {
+                status: StatusCode::CONFLICT,
+                code: "already-verified",
+                title: "Already verified",
+                detail: "Your email address is already verified.".into(),
+            },
+            AccountError::LinkExpired => ApiError::Refused {
+                status: StatusCode::GONE,
+                code: "link-expired",
+                title: "Link expired",
+                detail: "This verification link has expired; ask for a new one with POST /api/v1/me/email/verification.".into(),
+            },
+            AccountError::LinkInvalid => ApiError::Refused {
+                status: StatusCode::BAD_REQUEST,
+                code: "link-invalid",
+                title: "Invalid link",
+                detail: "This link is not valid: it may be cut short or altered.".into(),
+            },
+            AccountError::EmailChanged => ApiError::Refused {
+                status: StatusCode::CONFLICT,
+                code: "email-changed",
+                title: "Address changed",
+                detail: "The account's email address changed since this link was sent; use the link sent to the new address.".into(),
+            },
             AccountError::Unavailable(e) => e.into(),
             AccountError::Internal(e) => ApiError::Internal(e),
         }

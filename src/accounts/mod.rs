@@ -13,10 +13,13 @@ pub use personal_tokens::{
 pub use sessions::{authenticate, log_in, log_out, refresh, TokenPair};
 
 use chrono::Utc;
+use diesel::Connection as _;
 
+use crate::auth::links::LinkError;
 use crate::auth::password;
 use crate::db::{self, models::User};
 use crate::domain::{Email, Password, Username};
+use crate::notify;
 use crate::state::AppState;
 
 /// Runs CPU-heavy work (password hashing) on the blocking pool.
@@ -52,6 +55,7 @@ pub async fn register(state: &AppState, new: Registration) -> Result<User, Accou
         created_at: now,
         updated_at: now,
     };
+    let mail = state.mail.clone();
     db::run(&state.pool, move |conn| {
         // Checked first for a precise answer; the unique indexes still decide
         // races, and a lost race is re-checked to name the field.
@@ -61,7 +65,12 @@ pub async fn register(state: &AppState, new: Registration) -> Result<User, Accou
         if db::users::find_by_email(conn, &user.email)?.is_some() {
             return Err(AccountError::EmailTaken);
         }
-        match db::users::insert(conn, &user) {
+        // The account and the mail that verifies its address commit together.
+        let created = conn.transaction(|conn| {
+            db::users::insert(conn, &user)?;
+            notify::mail::queue_verification(conn, &mail, &user, now)
+        });
+        match created {
             Ok(()) => Ok(user),
             Err(e) if db::is_unique_violation(&e) => {
                 if db::users::find_by_username(conn, &user.username)?.is_some() {
@@ -133,15 +142,16 @@ pub async fn update_me(
     };
     let email = update.email.map(|e| e.as_str().to_owned());
     let keep = update.keep_session;
+    let mail = state.mail.clone();
     db::run(&state.pool, move |conn| {
         let now = Utc::now().naive_utc();
-        use diesel::Connection as _;
         conn.transaction(|conn| {
             // Writes come first in this transaction (a SQLite reader that
             // later writes can fail with SQLITE_BUSY instead of waiting); the
             // unique index reports a taken email.
-            if let Some(email) = email.filter(|e| *e != user.email) {
-                db::users::update_email(conn, &user.id, &email, now).map_err(|e| {
+            let new_email = email.filter(|e| *e != user.email);
+            if let Some(email) = &new_email {
+                db::users::update_email(conn, &user.id, email, now).map_err(|e| {
                     if db::is_unique_violation(&e) {
                         AccountError::EmailTaken
                     } else {
@@ -153,8 +163,52 @@ pub async fn update_me(
                 db::users::update_password_hash(conn, &user.id, hash, now)?;
                 db::sessions::revoke_all_for_user(conn, &user.id, keep.as_deref(), now)?;
             }
-            db::users::find_by_id(conn, &user.id)?.ok_or(AccountError::UserGone)
+            let updated = db::users::find_by_id(conn, &user.id)?.ok_or(AccountError::UserGone)?;
+            if new_email.is_some() {
+                // The new address is unverified until its owner follows this link.
+                notify::mail::queue_verification(conn, &mail, &updated, now)?;
+            }
+            Ok(updated)
         })
+    })
+    .await
+}
+
+/// Sends a new verification link to the account's address.
+pub async fn resend_verification(state: &AppState, user_id: String) -> Result<(), AccountError> {
+    let mail = state.mail.clone();
+    db::run(&state.pool, move |conn| {
+        let user = db::users::find_by_id(conn, &user_id)?.ok_or(AccountError::UserGone)?;
+        if user.email_verified {
+            return Err(AccountError::AlreadyVerified);
+        }
+        notify::mail::queue_verification(conn, &mail, &user, Utc::now().naive_utc())?;
+        Ok(())
+    })
+    .await
+}
+
+/// Marks an address verified from the token of a verification link. The token
+/// names the address: once the account's address has changed, an old link
+/// verifies nothing.
+pub async fn verify_email(state: &AppState, token: String) -> Result<User, AccountError> {
+    let claim = state
+        .mail
+        .links()
+        .check_verification(&token)
+        .map_err(|e| match e {
+            LinkError::Expired => AccountError::LinkExpired,
+            LinkError::Invalid => AccountError::LinkInvalid,
+        })?;
+    db::run(&state.pool, move |conn| {
+        let user = db::users::find_by_id(conn, &claim.user_id)?.ok_or(AccountError::LinkInvalid)?;
+        if user.email != claim.email {
+            return Err(AccountError::EmailChanged);
+        }
+        if !user.email_verified {
+            db::users::mark_email_verified(conn, &user.id, &user.email, Utc::now().naive_utc())?;
+        }
+        db::users::find_by_id(conn, &user.id)?.ok_or(AccountError::UserGone)
     })
     .await
 }

@@ -2,6 +2,7 @@
 
 pub mod extractor;
 pub mod jwt;
+pub mod links;
 pub mod opaque;
 pub mod password;
 pub mod rate_limit;

@@ -183,7 +183,43 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    mail_messages (id) {
+        id -> Text,
+        user_id -> Text,
+        event_id -> Nullable<Text>,
+        kind -> Text,
+        to_address -> Text,
+        subject -> Text,
+        text_body -> Text,
+        html_body -> Text,
+        unsubscribe_url -> Nullable<Text>,
+        status -> Text,
+        attempts -> Integer,
+        next_attempt_at -> Timestamp,
+        last_error -> Nullable<Text>,
+        created_at -> Timestamp,
+        sent_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    mail_fanout (event_id) {
+        event_id -> Text,
+    }
+}
+
+diesel::table! {
+    email_opt_outs (user_id, event_type) {
+        user_id -> Text,
+        event_type -> Text,
+        created_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(game_events -> games (game_id));
+diesel::joinable!(mail_messages -> users (user_id));
+diesel::joinable!(email_opt_outs -> users (user_id));
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(refresh_tokens -> sessions (session_id));
 diesel::joinable!(personal_access_tokens -> users (user_id));
@@ -205,4 +241,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhook_deliveries,
     webhook_attempts,
     webhook_fanout,
+    mail_messages,
+    mail_fanout,
+    email_opt_outs,
 );

@@ -42,6 +42,19 @@ pub fn find_by_login(conn: &mut DbConnection, login: &str) -> QueryResult<Option
         .optional()
 }
 
+/// Marks the address verified, if it is still the account's address.
+pub fn mark_email_verified(
+    conn: &mut DbConnection,
+    id: &str,
+    email: &str,
+    now: NaiveDateTime,
+) -> QueryResult<()> {
+    diesel::update(users::table.find(id).filter(users::email.eq(email)))
+        .set((users::email_verified.eq(true), users::updated_at.eq(now)))
+        .execute(conn)
+        .map(drop)
+}
+
 pub fn update_email(
     conn: &mut DbConnection,
     id: &str,

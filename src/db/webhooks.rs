@@ -132,6 +132,18 @@ pub fn update(conn: &mut DbConnection, id: &str, changes: &WebhookChanges) -> Qu
         .map(drop)
 }
 
+/// Applies `changes` if the webhook is still active; true when it was.
+pub fn update_if_active(
+    conn: &mut DbConnection,
+    id: &str,
+    changes: &WebhookChanges,
+) -> QueryResult<bool> {
+    let updated = diesel::update(wh::table.find(id).filter(wh::active.eq(true)))
+        .set(changes)
+        .execute(conn)?;
+    Ok(updated == 1)
+}
+
 /// Deletes one of the user's webhooks (its deliveries go with it).
 pub fn delete_for_user(conn: &mut DbConnection, id: &str, user_id: &str) -> QueryResult<bool> {
     let deleted =

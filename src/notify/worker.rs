@@ -13,18 +13,15 @@ use std::time::{Duration, Instant};
 
 use chrono::{NaiveDateTime, Utc};
 use diesel::Connection as _;
-use rand::Rng as _;
 use serde_json::{json, Value};
 
 use crate::db::webhooks::WebhookRow;
 use crate::db::webhooks::{self as q, AttemptRow, DeliveryOutcome, DeliveryRow, WebhookChanges};
 use crate::db::{self, DbConnection, Pool};
 
+use super::mail::{self, MailContext};
 use super::{signature, Settings};
 
-/// Waits after the first, second, … failed attempt, in seconds (before scaling).
-pub const RETRY_SCHEDULE_SECS: [u64; 9] =
-    [5, 300, 1_800, 7_200, 18_000, 36_000, 50_400, 72_000, 86_400];
 /// How long a receiver has to answer.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 /// A claim's lease: longer than the timeout, so a live attempt is never claimed twice.
@@ -149,23 +146,15 @@ async fn send(
     }
 }
 
-/// The wait before retry `n` (1-based), scaled and with ±20% jitter.
-fn backoff(n: usize, scale: f64) -> Option<chrono::Duration> {
-    let secs = *RETRY_SCHEDULE_SECS.get(n - 1)? as f64;
-    let jitter = rand::rng().random_range(0.8..1.2);
-    Some(chrono::Duration::milliseconds(
-        (secs * 1000.0 * scale * jitter) as i64,
-    ))
-}
-
 /// Records an attempt and decides what follows: done, a retry, or failure
-/// (which disables the webhook, as does `410 Gone`).
+/// (which disables the webhook, as does `410 Gone`, and tells its owner).
 fn record(
     conn: &mut DbConnection,
     d: &DeliveryRow,
     hook: &WebhookRow,
     a: &Attempt,
     scale: f64,
+    mail: &MailContext,
 ) -> diesel::QueryResult<()> {
     let now = Utc::now().naive_utc();
     let attempts = d.attempts + 1;
@@ -174,7 +163,7 @@ fn record(
     let retry_at = if delivered || gone {
         None
     } else {
-        backoff(attempts as usize, scale).map(|wait| now + wait)
+        super::retry_delay(attempts as usize, scale).map(|wait| now + wait)
     };
     let status = if delivered {
         q::DELIVERED
@@ -202,12 +191,14 @@ fn record(
     };
     conn.transaction(|conn| {
         q::record_attempt(conn, &attempt, &outcome)?;
-        let changes = if delivered {
-            WebhookChanges {
+        if delivered {
+            let reset = WebhookChanges {
                 failure_count: Some(0),
                 ..Default::default()
-            }
-        } else if gone {
+            };
+            return q::update(conn, &hook.id, &reset);
+        }
+        let changes = if gone {
             disable("gone", now)
         } else if status == q::FAILED {
             WebhookChanges {
@@ -217,7 +208,21 @@ fn record(
         } else {
             return Ok(());
         };
-        q::update(conn, &hook.id, &changes)
+        // Only the attempt that turns an active webhook off tells its owner,
+        // however many deliveries fail at once.
+        if q::update_if_active(conn, &hook.id, &changes)? {
+            let reason = if gone { "gone" } else { "failing" };
+            mail::queue_webhook_disabled(
+                conn,
+                mail,
+                &hook.user_id,
+                &hook.id,
+                &hook.url,
+                reason,
+                now,
+            )?;
+        }
+        Ok(())
     })
 }
 
@@ -235,6 +240,7 @@ pub async fn deliver_once(
     pool: &Pool,
     client: &reqwest::Client,
     settings: &Settings,
+    mail: &MailContext,
 ) -> anyhow::Result<usize> {
     db::run(pool, |conn| fan_out(conn).map_err(anyhow::Error::from)).await?;
     let claimed = db::run(pool, |conn| {
@@ -252,8 +258,9 @@ pub async fn deliver_once(
     let sends = claimed.into_iter().map(|(d, hook)| async move {
         let attempt = send(client, &d, &hook, settings.allow_private).await;
         let scale = settings.retry_scale;
+        let mail = mail.clone();
         db::run(pool, move |conn| {
-            record(conn, &d, &hook, &attempt, scale).map_err(anyhow::Error::from)
+            record(conn, &d, &hook, &attempt, scale, &mail).map_err(anyhow::Error::from)
         })
         .await
     });
@@ -275,12 +282,12 @@ pub fn client() -> anyhow::Result<reqwest::Client> {
 
 /// Delivers every `poll_interval` until the process ends. Errors are logged and
 /// the next tick tries again.
-pub async fn run(pool: Pool, settings: Settings, client: reqwest::Client) {
+pub async fn run(pool: Pool, settings: Settings, client: reqwest::Client, mail: MailContext) {
     let mut tick = actix_web::rt::time::interval(settings.poll_interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        if let Err(e) = deliver_once(&pool, &client, &settings).await {
+        if let Err(e) = deliver_once(&pool, &client, &settings, &mail).await {
             tracing::warn!(error = %format!("{e:#}"), "webhook delivery pass failed");
         }
     }

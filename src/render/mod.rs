@@ -10,7 +10,7 @@ mod board;
 mod geom;
 mod palette;
 mod panels;
-mod xml;
+pub(crate) mod xml;
 
 use crate::rules::{Move, Player, Position};
 use std::fmt::Write as _;

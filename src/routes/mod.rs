@@ -9,6 +9,7 @@ pub mod games;
 pub mod health;
 pub mod json;
 pub mod me;
+pub mod notifications;
 pub mod tokens;
 pub mod users;
 pub mod webhooks;
@@ -43,6 +44,25 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/api/v1/me/tokens/{id}").route(web::delete().to(tokens::delete)))
         .service(web::resource("/api/v1/users/{username}").route(web::get().to(users::profile)))
         .service(web::resource("/api/v1/me/events").route(web::get().to(games::events)))
+        .service(
+            web::resource("/api/v1/me/notifications")
+                .route(web::get().to(notifications::get))
+                .route(web::patch().to(notifications::patch)),
+        )
+        .service(
+            web::resource("/api/v1/me/email/verification")
+                .route(web::post().to(notifications::resend)),
+        )
+        .service(
+            web::resource("/api/v1/email/verify")
+                .route(web::get().to(notifications::verify_page))
+                .route(web::post().to(notifications::verify)),
+        )
+        .service(
+            web::resource("/api/v1/unsubscribe")
+                .route(web::get().to(notifications::unsubscribe_page))
+                .route(web::post().to(notifications::unsubscribe)),
+        )
         .service(
             web::resource("/api/v1/games")
                 .route(web::get().to(games::list))

@@ -271,6 +271,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub backend: Backend,
     db: Arc<TestDb>,
+    /// Where mail goes unless a test points it at an SMTP server.
+    pub mail_dir: Arc<tempfile::TempDir>,
 }
 
 /// A server on a fresh database with default settings.
@@ -291,6 +293,8 @@ async fn start(
 ) -> TestApp {
     init_logging();
     let mut settings = test_settings(&db.url());
+    let mail_dir = Arc::new(tempfile::tempdir().expect("a temporary mail folder"));
+    settings.mail.transport = sannin::config::MailTransport::Dir(mail_dir.path().to_owned());
     configure(&mut settings);
     let app = sannin::startup::Application::build(settings)
         .await
@@ -305,6 +309,7 @@ async fn start(
             .unwrap(),
         backend,
         db,
+        mail_dir,
     }
 }
 

@@ -20,14 +20,14 @@ struct Received {
 }
 
 /// An HTTP receiver on loopback that answers with `status`.
-struct Receiver {
-    url: String,
+pub(crate) struct Receiver {
+    pub(crate) url: String,
     got: Arc<Mutex<Vec<Received>>>,
-    status: Arc<AtomicU16>,
+    pub(crate) status: Arc<AtomicU16>,
 }
 
 impl Receiver {
-    fn start() -> Receiver {
+    pub(crate) fn start() -> Receiver {
         let got: Arc<Mutex<Vec<Received>>> = Arc::default();
         let status = Arc::new(AtomicU16::new(200));
         let (g, s) = (got.clone(), status.clone());

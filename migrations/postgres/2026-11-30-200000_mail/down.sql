@@ -1,0 +1,3 @@
+DROP TABLE email_opt_outs;
+DROP TABLE mail_fanout;
+DROP TABLE mail_messages;

@@ -1,0 +1,180 @@
+//! Queries on `mail_messages`, `mail_fanout` and `email_opt_outs`. As with
+//! webhook deliveries, the claim of due messages is the one backend-specific
+//! query: PostgreSQL skips rows another process holds.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+
+use super::games::EventRow;
+use super::schema::{email_opt_outs as oo, game_events, mail_fanout as mf, mail_messages as mm};
+use super::DbConnection;
+
+pub const PENDING: &str = "pending";
+pub const SENT: &str = "sent";
+pub const FAILED: &str = "failed";
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = mm)]
+pub struct MailRow {
+    pub id: String,
+    pub user_id: String,
+    pub event_id: Option<String>,
+    pub kind: String,
+    pub to_address: String,
+    pub subject: String,
+    pub text_body: String,
+    pub html_body: String,
+    pub unsubscribe_url: Option<String>,
+    pub status: String,
+    pub attempts: i32,
+    pub next_attempt_at: NaiveDateTime,
+    pub last_error: Option<String>,
+    pub created_at: NaiveDateTime,
+    pub sent_at: Option<NaiveDateTime>,
+}
+
+/// The outcome of one attempt.
+#[derive(Debug, Default, AsChangeset)]
+#[diesel(table_name = mm)]
+pub struct MailOutcome {
+    pub status: Option<String>,
+    pub attempts: Option<i32>,
+    pub next_attempt_at: Option<NaiveDateTime>,
+    pub last_error: Option<Option<String>>,
+    pub sent_at: Option<NaiveDateTime>,
+}
+
+/// Queues a message unless one for the same event exists; true when queued.
+/// Two processes turning the same event into mail meet here.
+pub fn insert_if_new(conn: &mut DbConnection, row: &MailRow) -> QueryResult<bool> {
+    let inserted = match conn {
+        DbConnection::Postgres(c) => diesel::insert_into(mm::table)
+            .values(row)
+            .on_conflict_do_nothing()
+            .execute(c)?,
+        DbConnection::Sqlite(c) => diesel::insert_into(mm::table)
+            .values(row)
+            .on_conflict_do_nothing()
+            .execute(c)?,
+    };
+    Ok(inserted == 1)
+}
+
+/// Outbox events not yet considered for mail, oldest first.
+pub fn unfanned_events(conn: &mut DbConnection, limit: i64) -> QueryResult<Vec<EventRow>> {
+    game_events::table
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            mf::table.filter(mf::event_id.eq(game_events::id)),
+        )))
+        .order(game_events::id.asc())
+        .limit(limit)
+        .load(conn)
+}
+
+pub fn mark_fanned_out(conn: &mut DbConnection, event_id: &str) -> QueryResult<()> {
+    match conn {
+        DbConnection::Postgres(c) => diesel::insert_into(mf::table)
+            .values(mf::event_id.eq(event_id))
+            .on_conflict_do_nothing()
+            .execute(c)?,
+        DbConnection::Sqlite(c) => diesel::insert_into(mf::table)
+            .values(mf::event_id.eq(event_id))
+            .on_conflict_do_nothing()
+            .execute(c)?,
+    };
+    Ok(())
+}
+
+/// Claims up to `limit` due messages by moving their due time to
+/// `lease_until`, so a process that dies mid-send leaves them due again later.
+pub fn claim_due(
+    conn: &mut DbConnection,
+    now: NaiveDateTime,
+    lease_until: NaiveDateTime,
+    limit: i64,
+) -> QueryResult<Vec<MailRow>> {
+    conn.transaction(|conn| {
+        let due = mm::table
+            .filter(mm::status.eq(PENDING))
+            .filter(mm::next_attempt_at.le(now))
+            .order(mm::next_attempt_at.asc())
+            .limit(limit)
+            .select(mm::id);
+        let ids: Vec<String> = match conn {
+            DbConnection::Postgres(c) => due.for_update().skip_locked().load(c)?,
+            DbConnection::Sqlite(c) => due.load(c)?,
+        };
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        diesel::update(mm::table.filter(mm::id.eq_any(&ids)))
+            .set(mm::next_attempt_at.eq(lease_until))
+            .execute(conn)?;
+        mm::table
+            .filter(mm::id.eq_any(&ids))
+            .order(mm::id.asc())
+            .load(conn)
+    })
+}
+
+pub fn record(conn: &mut DbConnection, id: &str, outcome: &MailOutcome) -> QueryResult<()> {
+    diesel::update(mm::table.find(id))
+        .set(outcome)
+        .execute(conn)
+        .map(drop)
+}
+
+/// The user's most recent messages, newest first.
+pub fn recent_of_user(
+    conn: &mut DbConnection,
+    user_id: &str,
+    limit: i64,
+) -> QueryResult<Vec<MailRow>> {
+    mm::table
+        .filter(mm::user_id.eq(user_id))
+        .order(mm::id.desc())
+        .limit(limit)
+        .load(conn)
+}
+
+/// The event types the user opted out of.
+pub fn opt_outs(conn: &mut DbConnection, user_id: &str) -> QueryResult<Vec<String>> {
+    oo::table
+        .filter(oo::user_id.eq(user_id))
+        .select(oo::event_type)
+        .load(conn)
+}
+
+pub fn opt_out(
+    conn: &mut DbConnection,
+    user_id: &str,
+    event_type: &str,
+    now: NaiveDateTime,
+) -> QueryResult<()> {
+    let row = (
+        oo::user_id.eq(user_id),
+        oo::event_type.eq(event_type),
+        oo::created_at.eq(now),
+    );
+    match conn {
+        DbConnection::Postgres(c) => diesel::insert_into(oo::table)
+            .values(row)
+            .on_conflict_do_nothing()
+            .execute(c)?,
+        DbConnection::Sqlite(c) => diesel::insert_into(oo::table)
+            .values(row)
+            .on_conflict_do_nothing()
+            .execute(c)?,
+    };
+    Ok(())
+}
+
+pub fn opt_in(conn: &mut DbConnection, user_id: &str, event_type: &str) -> QueryResult<()> {
+    diesel::delete(
+        oo::table
+            .filter(oo::user_id.eq(user_id))
+            .filter(oo::event_type.eq(event_type)),
+    )
+    .execute(conn)
+    .map(drop)
+}

@@ -1,0 +1,489 @@
+//! The words of each mail, in plain text and HTML. A message is built once as
+//! a list of parts and rendered both ways, so the two bodies always say the
+//! same thing. Game mail is written from the outbox event's payload, which
+//! holds what the mail needs (names per seat, the last move, the deadline).
+
+use chrono::{DateTime, FixedOffset};
+use serde_json::Value;
+
+use crate::games::events;
+use crate::render::xml::escape;
+
+/// A rendered message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Composed {
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+}
+
+enum Part {
+    Para(String),
+    /// Label and value, one per line.
+    Facts(Vec<(String, String)>),
+    /// A label and the address it goes to.
+    Link(String, String),
+}
+
+/// A message being written.
+struct Doc {
+    subject: String,
+    parts: Vec<Part>,
+}
+
+impl Doc {
+    fn new(subject: impl Into<String>) -> Self {
+        Self {
+            subject: subject.into(),
+            parts: Vec::new(),
+        }
+    }
+
+    fn para(mut self, text: impl Into<String>) -> Self {
+        self.parts.push(Part::Para(text.into()));
+        self
+    }
+
+    fn facts(mut self, facts: Vec<(&str, String)>) -> Self {
+        let facts: Vec<(String, String)> = facts
+            .into_iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect();
+        if !facts.is_empty() {
+            self.parts.push(Part::Facts(facts));
+        }
+        self
+    }
+
+    fn link(mut self, label: impl Into<String>, url: impl Into<String>) -> Self {
+        self.parts.push(Part::Link(label.into(), url.into()));
+        self
+    }
+
+    fn render(self, greeting: &str, footer: &Footer) -> Composed {
+        let mut text = format!("Hello {greeting},\n\n");
+        let mut html = format!(
+            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title></head>\n\
+             <body style=\"font-family: sans-serif; line-height: 1.5\">\n<p>Hello {},</p>\n",
+            escape(&self.subject),
+            escape(greeting)
+        );
+        for part in &self.parts {
+            match part {
+                Part::Para(p) => {
+                    text.push_str(p);
+                    text.push_str("\n\n");
+                    html.push_str(&format!("<p>{}</p>\n", escape(p)));
+                }
+                Part::Facts(facts) => {
+                    html.push_str("<table>\n");
+                    for (k, v) in facts {
+                        text.push_str(&format!("{k}: {v}\n"));
+                        html.push_str(&format!(
+                            "<tr><th align=\"left\">{}</th><td>{}</td></tr>\n",
+                            escape(k),
+                            escape(v)
+                        ));
+                    }
+                    text.push('\n');
+                    html.push_str("</table>\n");
+                }
+                Part::Link(label, url) => {
+                    text.push_str(&format!("{label}: {url}\n\n"));
+                    html.push_str(&format!(
+                        "<p><a href=\"{}\">{}</a></p>\n",
+                        escape(url),
+                        escape(label)
+                    ));
+                }
+            }
+        }
+        text.push_str("-- \nSannin, correspondence sannin shogi\n");
+        html.push_str("<hr>\n<p style=\"font-size: smaller; color: #555\">");
+        if let Some(url) = &footer.unsubscribe {
+            text.push_str(&format!("Stop mail like this ({}): {url}\n", footer.what));
+            html.push_str(&format!(
+                "<a href=\"{}\">Stop mail like this</a> ({}). ",
+                escape(url),
+                escape(&footer.what)
+            ));
+        }
+        text.push_str(&format!(
+            "All mail settings: {}/api/v1/me/notifications\n",
+            footer.public_url
+        ));
+        html.push_str(&format!(
+            "All mail settings: <code>GET {}/api/v1/me/notifications</code></p>\n</body></html>\n",
+            escape(&footer.public_url)
+        ));
+        Composed {
+            subject: self.subject,
+            text,
+            html,
+        }
+    }
+}
+
+/// What ends every message.
+pub struct Footer {
+    pub public_url: String,
+    /// The one-click unsubscribe link, for mail one can opt out of.
+    pub unsubscribe: Option<String>,
+    /// What the link stops, in words.
+    pub what: String,
+}
+
+/// Names of the people in a game, by seat, from an event's `players`.
+struct Players<'a> {
+    seats: Vec<(&'a str, Option<&'a str>)>,
+}
+
+impl<'a> Players<'a> {
+    fn of(payload: &'a Value) -> Self {
+        let seats = ["first", "middle", "last"]
+            .into_iter()
+            .map(|s| (s, payload["players"][s].as_str()))
+            .collect();
+        Self { seats }
+    }
+
+    fn name(&self, seat: &str) -> String {
+        self.seats
+            .iter()
+            .find(|(s, _)| *s == seat)
+            .and_then(|(_, n)| *n)
+            .map_or_else(|| format!("the {seat} seat"), str::to_owned)
+    }
+
+    /// Everyone but `me`, as "alice and bob".
+    fn others(&self, me: &str) -> String {
+        let names: Vec<String> = self
+            .seats
+            .iter()
+            .filter(|(_, n)| *n != Some(me))
+            .map(|(s, _)| self.name(s))
+            .collect();
+        names.join(" and ")
+    }
+
+    fn table(&self) -> String {
+        self.seats
+            .iter()
+            .map(|(s, _)| format!("{} ({s})", self.name(s)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn when(v: &Value) -> String {
+    v.as_str()
+        .and_then(|s| DateTime::<FixedOffset>::parse_from_rfc3339(s).ok())
+        .map(|t| t.naive_utc().format("%A %-d %B %Y, %H:%M UTC").to_string())
+        .unwrap_or_default()
+}
+
+fn words(code: &str) -> String {
+    code.replace(['-', '_'], " ")
+}
+
+/// The subject line's wording per mailed event type, for settings pages and
+/// unsubscribe confirmations.
+pub fn describe(event_type: &str) -> &'static str {
+    match event_type {
+        events::INVITED => "invitations to games",
+        events::STARTED => "games starting",
+        events::YOUR_TURN => "your turn to move",
+        events::ALLIANCE_PROPOSED => "alliance proposals",
+        events::PLAYER_ELIMINATED => "players eliminated",
+        events::FINISHED => "games finished",
+        events::DEADLINE_APPROACHING => "deadline reminders",
+        super::WEBHOOK_DISABLED => "webhooks disabled",
+        _ => "this kind of mail",
+    }
+}
+
+/// Links into a game.
+pub struct GameLinks {
+    pub game: String,
+    pub board: String,
+}
+
+impl GameLinks {
+    pub fn new(public_url: &str, game_id: &str, seat: Option<&str>) -> Self {
+        let game = format!("{public_url}/api/v1/games/{game_id}");
+        let board = match seat {
+            Some(seat) => format!("{game}/board.svg?view={seat}"),
+            None => format!("{game}/board.svg"),
+        };
+        Self { game, board }
+    }
+}
+
+/// Mail for a game event to `me` (a username); `None` for event types not mailed.
+pub fn game_event(
+    event_type: &str,
+    payload: &Value,
+    me: &str,
+    public_url: &str,
+    footer: &Footer,
+) -> Option<Composed> {
+    let game_id = payload["game_id"].as_str().unwrap_or_default();
+    let players = Players::of(payload);
+    let my_seat = players
+        .seats
+        .iter()
+        .find(|(_, n)| *n == Some(me))
+        .map(|(s, _)| *s);
+    let links = GameLinks::new(public_url, game_id, my_seat);
+    let others = players.others(me);
+    let doc = match event_type {
+        events::INVITED => {
+            let by = payload["invited_by"].as_str().unwrap_or("Someone");
+            let days = payload["days_per_move"].as_u64().unwrap_or_default();
+            Doc::new(format!("{by} invites you to a game of sannin shogi"))
+                .para(format!(
+                    "{by} invites you to play sannin shogi, the three-player game, in the {} seat.",
+                    payload["seat"].as_str().unwrap_or("an open")
+                ))
+                .facts(vec![
+                    ("Players", players.table()),
+                    ("Time per move", format!("{days} day(s)")),
+                    ("Answer by", when(&payload["expires_at"])),
+                ])
+                .para(format!(
+                    "To accept: POST {}/join. To decline: POST {}/decline.",
+                    links.game, links.game
+                ))
+                .link("The game", &links.game)
+        }
+        events::STARTED => Doc::new(format!("Your game with {others} has started"))
+            .para(format!(
+                "Everyone has joined: your game of sannin shogi with {others} has started."
+            ))
+            .facts(vec![
+                ("Players", players.table()),
+                (
+                    "To move",
+                    payload["to_move"]
+                        .as_str()
+                        .map(|s| players.name(s))
+                        .unwrap_or_default(),
+                ),
+                ("Deadline", when(&payload["deadline"])),
+            ])
+            .link("The game", &links.game)
+            .link("The board", &links.board),
+        events::YOUR_TURN => {
+            let last = &payload["last_move"];
+            let last_move = match (last["move"].as_str(), last["seat"].as_str()) {
+                (Some(m), Some(seat)) if Some(seat) == my_seat => {
+                    format!("you played {m} (ply {})", last["ply"])
+                }
+                (Some(m), seat) => format!(
+                    "{} played {m} (ply {})",
+                    seat.map(|s| players.name(s)).unwrap_or_default(),
+                    last["ply"]
+                ),
+                (None, _) => "none yet: you open the game".to_owned(),
+            };
+            Doc::new(format!("Your move against {others}"))
+                .para(format!(
+                    "It is your turn in your game of sannin shogi with {others}."
+                ))
+                .facts(vec![
+                    ("Last move", last_move),
+                    ("Move by", when(&payload["deadline"])),
+                    ("Players", players.table()),
+                ])
+                .para(format!(
+                    "To move: POST {}/moves with {{\"move\": \"…\", \"ply\": {}}}.",
+                    links.game, payload["ply"]
+                ))
+                .link("The game", &links.game)
+                .link("The board", &links.board)
+        }
+        events::ALLIANCE_PROPOSED => {
+            let from = payload["from_username"]
+                .as_str()
+                .map(str::to_owned)
+                .unwrap_or_else(|| players.name(payload["from"].as_str().unwrap_or("")));
+            let id = payload["proposal_id"].as_str().unwrap_or_default();
+            Doc::new(format!("{from} proposes an alliance"))
+                .para(format!(
+                    "{from} proposes an alliance in your game with {others}."
+                ))
+                .para(format!(
+                    "To accept: POST {}/alliance/proposals/{id}/accept. To decline: POST {}/alliance/proposals/{id}/decline.",
+                    links.game, links.game
+                ))
+                .link("The game", &links.game)
+                .link("The board", &links.board)
+        }
+        events::PLAYER_ELIMINATED => {
+            let seat = payload["seat"].as_str().unwrap_or_default();
+            let who = players.name(seat);
+            let reason = words(payload["reason"].as_str().unwrap_or("eliminated"));
+            let (subject, lead) = if Some(seat) == my_seat {
+                (
+                    format!("You are out of your game with {others}"),
+                    format!("You were eliminated ({reason})."),
+                )
+            } else {
+                (
+                    format!("{who} is out of your game with {others}"),
+                    format!("{who} was eliminated ({reason})."),
+                )
+            };
+            let by = payload["by"]
+                .as_str()
+                .map(|s| players.name(s))
+                .unwrap_or_default();
+            Doc::new(subject)
+                .para(lead)
+                .facts(vec![("By", by), ("At ply", payload["ply"].to_string())])
+                .link("The game", &links.game)
+                .link("The board", &links.board)
+        }
+        events::FINISHED => {
+            let result = &payload["result"];
+            let reason = words(result["reason"].as_str().unwrap_or(""));
+            let outcome = match result["winner"].as_str() {
+                Some(w) if Some(w) == my_seat => format!("You won ({reason})."),
+                Some(w) => format!("{} won ({reason}).", players.name(w)),
+                None => format!("The game is drawn ({reason})."),
+            };
+            let subject = match result["winner"].as_str() {
+                Some(w) if Some(w) == my_seat => format!("You won your game with {others}"),
+                Some(w) => format!("Game over: {} won", players.name(w)),
+                None => format!("Game over: your game with {others} is drawn"),
+            };
+            Doc::new(subject)
+                .para(format!("Your game of sannin shogi with {others} is over. {outcome}"))
+                .facts(vec![("Players", players.table())])
+                .link("The game", &links.game)
+                .link("The record", format!("{}/record", links.game))
+                .link("The final board", &links.board)
+        }
+        events::DEADLINE_APPROACHING => Doc::new(format!(
+            "Time is running out in your game with {others}"
+        ))
+        .para(format!(
+            "Your move in the game with {others} is due soon. If you do not move in time, you lose the game on time."
+        ))
+        .facts(vec![("Move by", when(&payload["deadline"]))])
+        .link("The game", &links.game)
+        .link("The board", &links.board),
+        _ => return None,
+    };
+    Some(doc.render(me, footer))
+}
+
+/// Mail to confirm an address.
+pub fn verification(username: &str, email: &str, link: &str, public_url: &str) -> Composed {
+    Doc::new("Confirm your email address for Sannin")
+        .para(format!(
+            "Please confirm that {email} is your address: open the link below. Until then, Sannin sends you no game mail."
+        ))
+        .link("Confirm my address", link)
+        .para("The link works for seven days. If you did not sign up for Sannin, ignore this mail.")
+        .render(
+            username,
+            &Footer {
+                public_url: public_url.to_owned(),
+                unsubscribe: None,
+                what: String::new(),
+            },
+        )
+}
+
+/// Mail to a webhook's owner when the server disables it.
+pub fn webhook_disabled(
+    username: &str,
+    url: &str,
+    reason: &str,
+    webhook_api_url: &str,
+    footer: &Footer,
+) -> Composed {
+    let why = match reason {
+        "gone" => "its endpoint answered 410 Gone",
+        _ => "deliveries kept failing after every retry",
+    };
+    Doc::new("Your Sannin webhook was disabled")
+        .para(format!("Your webhook to {url} was disabled: {why}."))
+        .para(format!(
+            "See what happened: GET {webhook_api_url}/deliveries. Turn it back on: PATCH {webhook_api_url} with {{\"active\": true}}."
+        ))
+        .link("The webhook", webhook_api_url)
+        .render(username, footer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn footer() -> Footer {
+        Footer {
+            public_url: "https://s.example".into(),
+            unsubscribe: Some("https://s.example/api/v1/unsubscribe?token=t".into()),
+            what: "your turn to move".into(),
+        }
+    }
+
+    #[test]
+    fn your_turn_names_opponents_last_move_deadline_and_links() {
+        let payload = json!({
+            "game_id": "g1",
+            "seat": "middle",
+            "ply": 4,
+            "deadline": "2026-12-03T14:00:00Z",
+            "last_move": {"move": "5g-5f", "seat": "first", "ply": 3},
+            "players": {"first": "alice", "middle": "bob", "last": "carol"},
+        });
+        let m = game_event(
+            events::YOUR_TURN,
+            &payload,
+            "bob",
+            "https://s.example",
+            &footer(),
+        )
+        .unwrap();
+        assert_eq!(m.subject, "Your move against alice and carol");
+        for body in [&m.text, &m.html] {
+            assert!(body.contains("alice played 5g-5f (ply 3)"), "{body}");
+            assert!(
+                body.contains("Thursday 3 December 2026, 14:00 UTC"),
+                "{body}"
+            );
+            assert!(body.contains("https://s.example/api/v1/games/g1/board.svg?view=middle"));
+            assert!(body.contains("https://s.example/api/v1/unsubscribe?token=t"));
+        }
+    }
+
+    #[test]
+    fn html_escapes_names() {
+        let payload = json!({
+            "game_id": "g1",
+            "invited_by": "<b>eve</b>",
+            "seat": "last",
+            "players": {"first": "<b>eve</b>", "middle": null, "last": "bob"},
+        });
+        let m = game_event(
+            events::INVITED,
+            &payload,
+            "bob",
+            "https://s.example",
+            &footer(),
+        )
+        .unwrap();
+        assert!(m.html.contains("&lt;b&gt;eve&lt;/b&gt;"));
+        assert!(!m.html.contains("<b>eve"));
+        assert!(m.text.contains("the middle seat (middle)"));
+    }
+
+    #[test]
+    fn events_not_mailed_compose_nothing() {
+        assert!(game_event(events::MOVE, &json!({}), "bob", "x", &footer()).is_none());
+    }
+}

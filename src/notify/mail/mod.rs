@@ -1,0 +1,220 @@
+//! Mail: verification of addresses, game notices to verified addresses that
+//! have not opted out, and a notice when a webhook is disabled. Messages are
+//! rendered into `mail_messages` (from outbox events by the worker, or in the
+//! transaction of the change they report) and sent by the worker in every
+//! process, over SMTP or into a folder of `.eml` files.
+
+pub mod compose;
+pub mod transport;
+pub mod worker;
+
+use std::sync::Arc;
+
+use chrono::NaiveDateTime;
+use lettre::message::Mailbox;
+
+use crate::auth::links::LinkKeys;
+use crate::config::MailSettings;
+use crate::db::mail::{self as q, MailRow};
+use crate::db::models::User;
+use crate::db::DbConnection;
+use crate::games::events;
+
+use compose::{Composed, Footer};
+
+/// The kind of the message that confirms an address (not a preference).
+pub const VERIFY_EMAIL: &str = "account.verify_email";
+/// Mail to a webhook's owner when the server disables it.
+pub const WEBHOOK_DISABLED: &str = "webhook.disabled";
+
+/// Everything one can get by mail, each on unless opted out.
+pub const MAILED: [&str; 8] = [
+    events::INVITED,
+    events::STARTED,
+    events::YOUR_TURN,
+    events::ALLIANCE_PROPOSED,
+    events::PLAYER_ELIMINATED,
+    events::FINISHED,
+    events::DEADLINE_APPROACHING,
+    WEBHOOK_DISABLED,
+];
+
+/// What writing mail needs: where links point, how they are signed, who sends.
+#[derive(Clone)]
+pub struct MailContext {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    links: LinkKeys,
+    public_url: String,
+    from: Mailbox,
+    settings: MailSettings,
+}
+
+impl MailContext {
+    pub fn new(settings: &MailSettings, secret: &[u8], issuer: String) -> anyhow::Result<Self> {
+        let from = settings
+            .from
+            .parse::<Mailbox>()
+            .map_err(|e| anyhow::anyhow!("SANNIN_MAIL_FROM: {e}"))?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                links: LinkKeys::new(secret, issuer),
+                public_url: settings.public_url.clone(),
+                from,
+                settings: settings.clone(),
+            }),
+        })
+    }
+
+    pub fn links(&self) -> &LinkKeys {
+        &self.inner.links
+    }
+
+    pub fn public_url(&self) -> &str {
+        &self.inner.public_url
+    }
+
+    pub fn from(&self) -> &Mailbox {
+        &self.inner.from
+    }
+
+    pub fn settings(&self) -> &MailSettings {
+        &self.inner.settings
+    }
+
+    /// The one-click unsubscribe link for `event_type` mail to `user_id`.
+    pub fn unsubscribe_url(&self, user_id: &str, event_type: &str) -> String {
+        format!(
+            "{}/api/v1/unsubscribe?token={}",
+            self.public_url(),
+            self.links().unsubscribe_token(user_id, event_type)
+        )
+    }
+
+    pub fn footer(&self, user_id: &str, event_type: &str) -> Footer {
+        Footer {
+            public_url: self.public_url().to_owned(),
+            unsubscribe: Some(self.unsubscribe_url(user_id, event_type)),
+            what: compose::describe(event_type).to_owned(),
+        }
+    }
+}
+
+/// A pending message to `user`, due now.
+fn row(
+    user: &User,
+    kind: &str,
+    event_id: Option<String>,
+    composed: Composed,
+    unsubscribe_url: Option<String>,
+    now: NaiveDateTime,
+) -> MailRow {
+    MailRow {
+        id: uuid::Uuid::now_v7().to_string(),
+        user_id: user.id.clone(),
+        event_id,
+        kind: kind.to_owned(),
+        to_address: user.email.clone(),
+        subject: composed.subject,
+        text_body: composed.text,
+        html_body: composed.html,
+        unsubscribe_url,
+        status: q::PENDING.to_owned(),
+        attempts: 0,
+        next_attempt_at: now,
+        last_error: None,
+        created_at: now,
+        sent_at: None,
+    }
+}
+
+/// Whether `user` gets `kind` mail: a verified address, not opted out.
+pub fn wants(conn: &mut DbConnection, user: &User, kind: &str) -> diesel::QueryResult<bool> {
+    Ok(user.email_verified && !q::opt_outs(conn, &user.id)?.iter().any(|k| k == kind))
+}
+
+/// Queues the link that confirms `user`'s current address.
+pub fn queue_verification(
+    conn: &mut DbConnection,
+    ctx: &MailContext,
+    user: &User,
+    now: NaiveDateTime,
+) -> diesel::QueryResult<()> {
+    let link = format!(
+        "{}/api/v1/email/verify?token={}",
+        ctx.public_url(),
+        ctx.links().verification_token(&user.id, &user.email)
+    );
+    let composed = compose::verification(&user.username, &user.email, &link, ctx.public_url());
+    q::insert_if_new(conn, &row(user, VERIFY_EMAIL, None, composed, None, now)).map(drop)
+}
+
+/// Tells a webhook's owner that the server disabled it, if they want to know.
+pub fn queue_webhook_disabled(
+    conn: &mut DbConnection,
+    ctx: &MailContext,
+    user_id: &str,
+    webhook_id: &str,
+    url: &str,
+    reason: &str,
+    now: NaiveDateTime,
+) -> diesel::QueryResult<()> {
+    let Some(user) = crate::db::users::find_by_id(conn, user_id)? else {
+        return Ok(());
+    };
+    if !wants(conn, &user, WEBHOOK_DISABLED)? {
+        return Ok(());
+    }
+    let api_url = format!("{}/api/v1/webhooks/{webhook_id}", ctx.public_url());
+    let footer = ctx.footer(&user.id, WEBHOOK_DISABLED);
+    let unsubscribe = footer.unsubscribe.clone();
+    let composed = compose::webhook_disabled(&user.username, url, reason, &api_url, &footer);
+    q::insert_if_new(
+        conn,
+        &row(&user, WEBHOOK_DISABLED, None, composed, unsubscribe, now),
+    )
+    .map(drop)
+}
+
+/// A user's mail settings and recent messages.
+pub struct Preferences {
+    pub user: User,
+    /// Every mailed event type and whether it is mailed.
+    pub mail: Vec<(&'static str, bool)>,
+    pub recent: Vec<MailRow>,
+}
+
+/// How many recent messages the settings show.
+const RECENT: i64 = 20;
+
+pub fn preferences(conn: &mut DbConnection, user: User) -> diesel::QueryResult<Preferences> {
+    let opted_out = q::opt_outs(conn, &user.id)?;
+    let mail = MAILED
+        .iter()
+        .map(|k| (*k, !opted_out.iter().any(|o| o == k)))
+        .collect();
+    let recent = q::recent_of_user(conn, &user.id, RECENT)?;
+    Ok(Preferences { user, mail, recent })
+}
+
+/// Turns mail of each named type on or off. The caller has checked the names.
+pub fn set_preferences(
+    conn: &mut DbConnection,
+    user_id: &str,
+    changes: &[(String, bool)],
+    now: NaiveDateTime,
+) -> diesel::QueryResult<()> {
+    use diesel::Connection as _;
+    conn.transaction(|conn| {
+        for (kind, on) in changes {
+            if *on {
+                q::opt_in(conn, user_id, kind)?;
+            } else {
+                q::opt_out(conn, user_id, kind, now)?;
+            }
+        }
+        Ok(())
+    })
+}

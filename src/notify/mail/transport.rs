@@ -1,0 +1,184 @@
+//! Sending a stored message: building the MIME message (text and HTML
+//! alternatives, the one-click unsubscribe headers of RFC 8058, a Message-ID
+//! made from the row's id so receivers can tell a resend) and handing it to
+//! SMTP or to the folder of `.eml` files.
+
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use lettre::message::header::{Header, HeaderName, HeaderValue};
+use lettre::message::{Mailbox, MultiPart};
+use lettre::transport::smtp::authentication::Credentials;
+use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+
+use crate::config::{MailTransport, SmtpTls};
+use crate::db::mail::MailRow;
+
+/// How long one SMTP conversation may take.
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why a message was not sent.
+#[derive(Debug)]
+pub struct Failure {
+    /// The relay refused it for good (a 5xx answer, an invalid address): retrying cannot help.
+    pub permanent: bool,
+    pub message: String,
+}
+
+/// Where messages go.
+pub enum Transport {
+    Smtp(AsyncSmtpTransport<Tokio1Executor>),
+    Dir(AsyncFileTransport<Tokio1Executor>, PathBuf),
+}
+
+impl Transport {
+    pub fn new(settings: &MailTransport) -> anyhow::Result<Self> {
+        Ok(match settings {
+            MailTransport::Smtp {
+                host,
+                port,
+                tls,
+                credentials,
+            } => {
+                let builder = match tls {
+                    SmtpTls::None => AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host),
+                    SmtpTls::StartTls => {
+                        AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(host)?
+                    }
+                    SmtpTls::Tls => AsyncSmtpTransport::<Tokio1Executor>::relay(host)?,
+                };
+                let mut builder = builder.port(*port).timeout(Some(TIMEOUT));
+                if let Some((user, password)) = credentials {
+                    builder = builder
+                        .credentials(Credentials::new(user.clone(), password.expose().to_owned()));
+                }
+                Self::Smtp(builder.build())
+            }
+            MailTransport::Dir(dir) => {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    anyhow::anyhow!("SANNIN_MAIL_DIR: cannot create {}: {e}", dir.display())
+                })?;
+                Self::Dir(AsyncFileTransport::new(dir), dir.clone())
+            }
+        })
+    }
+
+    pub async fn send(&self, message: Message) -> Result<(), Failure> {
+        match self {
+            Self::Smtp(smtp) => smtp.send(message).await.map(drop).map_err(|e| Failure {
+                permanent: e.is_permanent(),
+                message: smtp_error(&e),
+            }),
+            Self::Dir(files, dir) => match files.send(message).await {
+                Ok(id) => {
+                    tracing::info!(file = %dir.join(format!("{id}.eml")).display(), "mail written");
+                    Ok(())
+                }
+                Err(e) => Err(Failure {
+                    permanent: false,
+                    message: format!("cannot write into {}: {e}", dir.display()),
+                }),
+            },
+        }
+    }
+}
+
+fn smtp_error(e: &lettre::transport::smtp::Error) -> String {
+    if e.is_timeout() {
+        "timed out".to_owned()
+    } else {
+        // The error's own text names the relay's answer; no credentials appear in it.
+        e.to_string()
+    }
+}
+
+/// `List-Unsubscribe: <url>`.
+#[derive(Debug, Clone)]
+struct ListUnsubscribe(String);
+
+impl Header for ListUnsubscribe {
+    fn name() -> HeaderName {
+        HeaderName::new_from_ascii_str("List-Unsubscribe")
+    }
+
+    fn parse(s: &str) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(Self(
+            s.trim()
+                .trim_start_matches('<')
+                .trim_end_matches('>')
+                .to_owned(),
+        ))
+    }
+
+    fn display(&self) -> HeaderValue {
+        HeaderValue::new(Self::name(), format!("<{}>", self.0))
+    }
+}
+
+/// `List-Unsubscribe-Post: List-Unsubscribe=One-Click` (RFC 8058).
+#[derive(Debug, Clone)]
+struct ListUnsubscribePost;
+
+impl Header for ListUnsubscribePost {
+    fn name() -> HeaderName {
+        HeaderName::new_from_ascii_str("List-Unsubscribe-Post")
+    }
+
+    fn parse(_: &str) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(Self)
+    }
+
+    fn display(&self) -> HeaderValue {
+        HeaderValue::new(Self::name(), "List-Unsubscribe=One-Click".to_owned())
+    }
+}
+
+/// `X-Sannin-Kind: game.your_turn`: what the mail is about, for mail filters.
+#[derive(Debug, Clone)]
+struct Kind(String);
+
+impl Header for Kind {
+    fn name() -> HeaderName {
+        HeaderName::new_from_ascii_str("X-Sannin-Kind")
+    }
+
+    fn parse(s: &str) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(Self(s.trim().to_owned()))
+    }
+
+    fn display(&self) -> HeaderValue {
+        HeaderValue::new(Self::name(), self.0.clone())
+    }
+}
+
+/// The MIME message of a stored row. Fails (for good) only when the stored
+/// address is not one.
+pub fn message(row: &MailRow, from: &Mailbox) -> Result<Message, Failure> {
+    let to = row.to_address.parse().map_err(|e| Failure {
+        permanent: true,
+        message: format!("`{}` is not a mail address: {e}", row.to_address),
+    })?;
+    let domain = from.email.domain().to_owned();
+    let created: SystemTime = row.created_at.and_utc().into();
+    let mut builder = Message::builder()
+        .from(from.clone())
+        .to(Mailbox::new(None, to))
+        .subject(row.subject.clone())
+        .date(created)
+        .message_id(Some(format!("<{}@{domain}>", row.id)))
+        .header(Kind(row.kind.clone()));
+    if let Some(url) = &row.unsubscribe_url {
+        builder = builder
+            .header(ListUnsubscribe(url.clone()))
+            .header(ListUnsubscribePost);
+    }
+    builder
+        .multipart(MultiPart::alternative_plain_html(
+            row.text_body.clone(),
+            row.html_body.clone(),
+        ))
+        .map_err(|e| Failure {
+            permanent: true,
+            message: format!("cannot build the message: {e}"),
+        })
+}

@@ -1,0 +1,181 @@
+//! The mail worker. Every process runs it: it turns new outbox events into
+//! messages for recipients who want them, then claims due messages and sends
+//! them. As with webhooks, an event is marked considered in the transaction
+//! that queues its message, a claim is a lease that runs out if the process
+//! dies mid-send, and failures are retried on a schedule until the message is
+//! marked `failed` (visible in `GET /api/v1/me/notifications`).
+
+use std::collections::HashMap;
+
+use chrono::Utc;
+use diesel::Connection as _;
+use serde_json::Value;
+
+use crate::db::mail::{self as q, MailOutcome, MailRow};
+use crate::db::models::User;
+use crate::db::{self, DbConnection, Pool};
+
+use super::transport::{self, Failure, Transport};
+use super::{compose, MailContext, MAILED};
+
+/// A claim's lease: longer than an SMTP conversation may take.
+const LEASE_SECS: i64 = 120;
+const FANOUT_BATCH: i64 = 500;
+const CLAIM_BATCH: i64 = 16;
+
+/// A recipient as fan-out sees them: the account and what they opted out of.
+struct Recipient {
+    user: User,
+    opted_out: Vec<String>,
+}
+
+/// Turns outbox events not yet considered into messages; returns how many it queued.
+pub fn fan_out(conn: &mut DbConnection, ctx: &MailContext) -> diesel::QueryResult<usize> {
+    conn.transaction(|conn| {
+        let events = q::unfanned_events(conn, FANOUT_BATCH)?;
+        let mut recipients: HashMap<String, Option<Recipient>> = HashMap::new();
+        let mut queued = 0;
+        for event in events {
+            q::mark_fanned_out(conn, &event.id)?;
+            if !MAILED.contains(&event.event_type.as_str()) {
+                continue;
+            }
+            if !recipients.contains_key(&event.user_id) {
+                let found = match db::users::find_by_id(conn, &event.user_id)? {
+                    Some(user) => Some(Recipient {
+                        opted_out: q::opt_outs(conn, &user.id)?,
+                        user,
+                    }),
+                    None => None,
+                };
+                recipients.insert(event.user_id.clone(), found);
+            }
+            let Some(r) = &recipients[&event.user_id] else {
+                continue;
+            };
+            if !r.user.email_verified || r.opted_out.contains(&event.event_type) {
+                continue;
+            }
+            let payload: Value = serde_json::from_str(&event.payload).unwrap_or(Value::Null);
+            let footer = ctx.footer(&r.user.id, &event.event_type);
+            let unsubscribe = footer.unsubscribe.clone();
+            let Some(composed) = compose::game_event(
+                &event.event_type,
+                &payload,
+                &r.user.username,
+                ctx.public_url(),
+                &footer,
+            ) else {
+                continue;
+            };
+            let mut row = super::row(
+                &r.user,
+                &event.event_type,
+                Some(event.id.clone()),
+                composed,
+                unsubscribe,
+                Utc::now().naive_utc(),
+            );
+            // The event's time, so the Date header says when it happened.
+            row.created_at = event.created_at;
+            queued += q::insert_if_new(conn, &row)? as usize;
+        }
+        Ok(queued)
+    })
+}
+
+/// Records an attempt: sent, a retry later, or failed for good.
+fn record(
+    conn: &mut DbConnection,
+    m: &MailRow,
+    result: &Result<(), Failure>,
+    scale: f64,
+) -> diesel::QueryResult<()> {
+    let now = Utc::now().naive_utc();
+    let attempts = m.attempts + 1;
+    let outcome = match result {
+        Ok(()) => MailOutcome {
+            status: Some(q::SENT.to_owned()),
+            attempts: Some(attempts),
+            last_error: Some(None),
+            sent_at: Some(now),
+            ..Default::default()
+        },
+        Err(f) => {
+            let retry_at = if f.permanent {
+                None
+            } else {
+                crate::notify::retry_delay(attempts as usize, scale).map(|wait| now + wait)
+            };
+            if retry_at.is_none() {
+                tracing::warn!(mail = %m.id, kind = %m.kind, error = %f.message, "mail failed for good");
+            }
+            MailOutcome {
+                status: Some(
+                    if retry_at.is_some() {
+                        q::PENDING
+                    } else {
+                        q::FAILED
+                    }
+                    .to_owned(),
+                ),
+                attempts: Some(attempts),
+                next_attempt_at: retry_at,
+                last_error: Some(Some(f.message.clone())),
+                sent_at: None,
+            }
+        }
+    };
+    q::record(conn, &m.id, &outcome)
+}
+
+/// One pass: fan out, claim what is due, send it, record the outcomes.
+pub async fn send_once(
+    pool: &Pool,
+    transport: &Transport,
+    ctx: &MailContext,
+) -> anyhow::Result<usize> {
+    let fan_ctx = ctx.clone();
+    db::run(pool, move |conn| {
+        fan_out(conn, &fan_ctx).map_err(anyhow::Error::from)
+    })
+    .await?;
+    let claimed = db::run(pool, |conn| {
+        let now = Utc::now().naive_utc();
+        q::claim_due(
+            conn,
+            now,
+            now + chrono::Duration::seconds(LEASE_SECS),
+            CLAIM_BATCH,
+        )
+        .map_err(anyhow::Error::from)
+    })
+    .await?;
+    let count = claimed.len();
+    let scale = ctx.settings().retry_scale;
+    // One at a time: an SMTP relay takes kindly to neither bursts nor many connections.
+    for m in claimed {
+        let result = match transport::message(&m, ctx.from()) {
+            Ok(message) => transport.send(message).await,
+            Err(f) => Err(f),
+        };
+        db::run(pool, move |conn| {
+            record(conn, &m, &result, scale).map_err(anyhow::Error::from)
+        })
+        .await?;
+    }
+    Ok(count)
+}
+
+/// Sends every poll interval until the process ends. Errors are logged and
+/// the next tick tries again.
+pub async fn run(pool: Pool, ctx: MailContext, transport: Transport) {
+    let mut tick = actix_web::rt::time::interval(ctx.settings().poll_interval);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if let Err(e) = send_once(&pool, &transport, &ctx).await {
+            tracing::warn!(error = %format!("{e:#}"), "mail pass failed");
+        }
+    }
+}

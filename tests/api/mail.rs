@@ -1,0 +1,617 @@
+//! Mail end to end: a real SMTP server on loopback receives what the server
+//! sends; links in the mail are followed over HTTP.
+
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+use crate::helpers::{assert_problem, error_fields, spawn_app_with, Backend, TestApp, TestUser};
+use crate::on_both_backends;
+use crate::smtp::{Mail, SmtpServer};
+use crate::webhooks::Receiver;
+
+/// First's bishop, then Last's castling capture, leave Middle mated by 10k9k.
+const MATE_IN_FOUR: [&str; 4] = ["2g10k+", "12l8d", "10d8d", "10k9k"];
+
+const MAILED: [&str; 8] = [
+    "game.invited",
+    "game.started",
+    "game.your_turn",
+    "game.alliance_proposed",
+    "game.player_eliminated",
+    "game.finished",
+    "game.deadline_approaching",
+    "webhook.disabled",
+];
+
+async fn app_with_smtp(backend: Backend) -> (TestApp, SmtpServer) {
+    let smtp = SmtpServer::start();
+    let app = spawn_app_with(backend, |s| smtp.configure(s)).await;
+    (app, smtp)
+}
+
+/// Follows a link from mail (its path and query) against the app.
+async fn follow(app: &TestApp, method: Method, link: &str) -> reqwest::Response {
+    let path = link
+        .strip_prefix("https://sannin.test")
+        .unwrap_or_else(|| panic!("{link} starts with SANNIN_PUBLIC_URL"));
+    app.request(method, path).await
+}
+
+/// Registers `name` and follows the link in the verification mail.
+async fn verified_user(app: &TestApp, smtp: &SmtpServer, name: &str) -> (TestUser, String) {
+    let user = app.register_user(name).await;
+    let mail = smtp
+        .wait_for_kind(&user.email, "account.verify_email")
+        .await;
+    let res = follow(
+        app,
+        Method::GET,
+        &mail.link("https://sannin.test/api/v1/email/verify"),
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let token = app.tokens_for(&user).await.access;
+    (user, token)
+}
+
+async fn notifications(app: &TestApp, bearer: &str) -> Value {
+    let res = app
+        .authed(Method::GET, "/api/v1/me/notifications", bearer, None)
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    res.json().await.unwrap()
+}
+
+async fn me(app: &TestApp, bearer: &str) -> Value {
+    let res = app.get_me(bearer).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    res.json().await.unwrap()
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+async fn registration_mails_a_link_that_verifies_the_address(backend: Backend) {
+    let (app, smtp) = app_with_smtp(backend).await;
+    let user = app.register_user("vera").await;
+    let token = app.tokens_for(&user).await.access;
+    assert_eq!(me(&app, &token).await["email_verified"], false);
+
+    let mail = smtp
+        .wait_for_kind(&user.email, "account.verify_email")
+        .await;
+    assert_eq!(mail.subject(), "Confirm your email address for Sannin");
+    assert!(mail.text().contains("vera@example.com"));
+    let link = mail.link("https://sannin.test/api/v1/email/verify?token=");
+    assert!(
+        mail.html().contains(&link.replace('&', "&amp;")),
+        "the HTML body has the same link"
+    );
+    assert!(
+        mail.header("List-Unsubscribe").is_none(),
+        "a verification mail cannot be unsubscribed from"
+    );
+
+    // A damaged link is refused, as a page and as a problem.
+    let res = follow(&app, Method::GET, &format!("{link}x")).await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    let page = res.text().await.unwrap();
+    assert!(page.contains("Invalid link"), "{page}");
+    let res = app
+        .client
+        .post(app.url("/api/v1/email/verify"))
+        .json(&json!({"token": "not-a-token"}))
+        .send()
+        .await
+        .unwrap();
+    assert_problem(res, StatusCode::BAD_REQUEST, "link-invalid").await;
+
+    let res = follow(&app, Method::GET, &link).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("vera@example.com is verified"));
+    assert_eq!(me(&app, &token).await["email_verified"], true);
+    // Following it again does no harm.
+    assert_eq!(
+        follow(&app, Method::GET, &link).await.status(),
+        StatusCode::OK
+    );
+    let res = app
+        .authed(Method::POST, "/api/v1/me/email/verification", &token, None)
+        .await;
+    assert_problem(res, StatusCode::CONFLICT, "already-verified").await;
+
+    // A new address is unverified until its own link is followed; the old link
+    // no longer verifies anything.
+    let res = app
+        .patch_me(&token, &json!({"email": "vera@example.org"}))
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(me(&app, &token).await["email_verified"], false);
+    let token_of = |l: &str| l.split("token=").nth(1).unwrap().to_owned();
+    let res = app
+        .client
+        .post(app.url("/api/v1/email/verify"))
+        .json(&json!({"token": token_of(&link)}))
+        .send()
+        .await
+        .unwrap();
+    assert_problem(res, StatusCode::CONFLICT, "email-changed").await;
+    let mail = smtp
+        .wait_for_kind("vera@example.org", "account.verify_email")
+        .await;
+    let new_link = mail.link("https://sannin.test/api/v1/email/verify?token=");
+    // Asking again sends another link; either works.
+    let res = app
+        .authed(Method::POST, "/api/v1/me/email/verification", &token, None)
+        .await;
+    assert_eq!(res.status(), StatusCode::ACCEPTED);
+    smtp.wait_for("vera@example.org", 2).await;
+    let res = app
+        .client
+        .post(app.url("/api/v1/email/verify"))
+        .json(&json!({"token": token_of(&new_link)}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let account: Value = res.json().await.unwrap();
+    assert_eq!(account["email"], "vera@example.org");
+    assert_eq!(account["email_verified"], true);
+}
+
+async fn a_whole_game_mails_exactly_the_expected_notices(backend: Backend) {
+    let (app, smtp) = app_with_smtp(backend).await;
+    let (alice, alice_token) = verified_user(&app, &smtp, "gm_alice").await;
+    let (bob, bob_token) = verified_user(&app, &smtp, "gm_bob").await;
+    // Carol never verifies her address.
+    let carol = app.register_user("gm_carol").await;
+    let carol_token = app.tokens_for(&carol).await.access;
+
+    let res = app
+        .create_game(
+            &alice_token,
+            &json!({"seat": "first", "invite": [bob.username, carol.username], "days_per_move": 3}),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let id = res.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let invited = smtp.wait_for_kind(&bob.email, "game.invited").await;
+    assert_eq!(
+        invited.subject(),
+        "gm_alice invites you to a game of sannin shogi"
+    );
+    for t in [&bob_token, &carol_token] {
+        assert_eq!(app.join_game(t, &id).await.status(), StatusCode::OK);
+    }
+    let trio = crate::helpers::Trio {
+        names: [
+            alice.username.clone(),
+            bob.username.clone(),
+            carol.username.clone(),
+        ],
+        tokens: [alice_token.clone(), bob_token.clone(), carol_token.clone()],
+    };
+    app.play_all(&trio, &id, &MATE_IN_FOUR).await;
+    let res = app
+        .authed(
+            Method::POST,
+            &format!("/api/v1/games/{id}/resign"),
+            &carol_token,
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+
+    // Each verified player gets one mail per mailed event of theirs; Carol
+    // gets nothing but her verification link.
+    for (user, token) in [(&alice, &alice_token), (&bob, &bob_token)] {
+        let expected: Vec<String> = app
+            .events(token, &id)
+            .await
+            .iter()
+            .map(|e| e["type"].as_str().unwrap().to_owned())
+            .filter(|t| MAILED.contains(&t.as_str()))
+            .collect();
+        let mails = smtp.wait_for(&user.email, expected.len() + 1).await;
+        let got: Vec<String> = mails
+            .iter()
+            .map(Mail::kind)
+            .filter(|k| k != "account.verify_email")
+            .collect();
+        assert_eq!(sorted(got), sorted(expected), "mail to {}", user.username);
+    }
+    let alice_kinds: Vec<String> = smtp.to(&alice.email).iter().map(Mail::kind).collect();
+    for kind in [
+        "game.started",
+        "game.your_turn",
+        "game.player_eliminated",
+        "game.finished",
+    ] {
+        assert!(
+            alice_kinds.iter().any(|k| k == kind),
+            "{kind}: {alice_kinds:?}"
+        );
+    }
+    assert_eq!(
+        alice_kinds
+            .iter()
+            .filter(|k| *k == "game.player_eliminated")
+            .count(),
+        2,
+        "Bob mated, Carol resigned"
+    );
+    assert!(
+        !app.events(&carol_token, &id).await.is_empty(),
+        "Carol has events, yet no mail"
+    );
+
+    // What a "your turn" mail says: the opponents, the last move, the
+    // deadline, links to the game and its picture, and how to stop it.
+    let turns: Vec<Mail> = smtp
+        .to(&alice.email)
+        .into_iter()
+        .filter(|m| m.kind() == "game.your_turn")
+        .collect();
+    assert_eq!(
+        turns.len(),
+        3,
+        "the opening move, after Carol's, after mating Bob (R27)"
+    );
+    assert!(turns[0]
+        .text()
+        .contains("Last move: none yet: you open the game"));
+    assert!(turns[2]
+        .text()
+        .contains("Last move: you played 10k9k (ply 4)"));
+    let turn = &turns[1];
+    assert_eq!(turn.subject(), "Your move against gm_bob and gm_carol");
+    let text = turn.text();
+    assert!(text.contains("gm_carol played 10d8d (ply 3)"), "{text}");
+    assert!(text.contains("Move by: "), "{text}");
+    assert!(text.contains(&format!(
+        "https://sannin.test/api/v1/games/{id}/board.svg?view=first"
+    )));
+    let html = turn.html();
+    assert!(html.contains("gm_carol played 10d8d (ply 3)"), "{html}");
+    assert!(html.contains(&format!("href=\"https://sannin.test/api/v1/games/{id}\"")));
+    let unsubscribe = turn.header("List-Unsubscribe").unwrap();
+    assert!(unsubscribe.starts_with("<https://sannin.test/api/v1/unsubscribe?token="));
+    assert_eq!(
+        turn.header("List-Unsubscribe-Post").as_deref(),
+        Some("List-Unsubscribe=One-Click")
+    );
+    let finished = smtp.wait_for_kind(&alice.email, "game.finished").await;
+    assert_eq!(
+        finished.subject(),
+        "You won your game with gm_bob and gm_carol"
+    );
+    let finished = smtp.wait_for_kind(&bob.email, "game.finished").await;
+    assert_eq!(finished.subject(), "Game over: gm_alice won");
+
+    // Nothing more arrives (no duplicates), and Carol got only her link.
+    let (a, b) = (smtp.to(&alice.email).len(), smtp.to(&bob.email).len());
+    actix_web::rt::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(
+        (smtp.to(&alice.email).len(), smtp.to(&bob.email).len()),
+        (a, b)
+    );
+    let carol_kinds: Vec<String> = smtp.to(&carol.email).iter().map(Mail::kind).collect();
+    assert_eq!(carol_kinds, ["account.verify_email"]);
+
+    // The mail shows in the recipient's settings, sent.
+    let settings = notifications(&app, &alice_token).await;
+    let recent = settings["recent"].as_array().unwrap();
+    assert!(recent.iter().all(|m| m["status"] == "sent"), "{settings}");
+    assert!(recent.iter().any(|m| m["kind"] == "game.finished"));
+}
+
+/// Alice invites Bob and Carol to a new game; its id.
+async fn invite(app: &TestApp, alice_token: &str, invitees: [&str; 2]) -> String {
+    let res = app
+        .create_game(alice_token, &json!({"seat": "first", "invite": invitees}))
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    res.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn count(smtp: &SmtpServer, address: &str, kind: &str) -> usize {
+    smtp.to(address).iter().filter(|m| m.kind() == kind).count()
+}
+
+async fn unsubscribe_stops_one_kind_of_mail(backend: Backend) {
+    let (app, smtp) = app_with_smtp(backend).await;
+    let (_, alice_token) = verified_user(&app, &smtp, "un_alice").await;
+    let (bob, bob_token) = verified_user(&app, &smtp, "un_bob").await;
+    let carol = app.register_user("un_carol").await;
+    let carol_token = app.tokens_for(&carol).await.access;
+    let invitees = [bob.username.as_str(), carol.username.as_str()];
+
+    invite(&app, &alice_token, invitees).await;
+    let mail = smtp.wait_for_kind(&bob.email, "game.invited").await;
+    let link = mail.link("https://sannin.test/api/v1/unsubscribe?token=");
+    let header = mail.header("List-Unsubscribe").unwrap();
+    assert_eq!(header, format!("<{link}>"), "the body and the header agree");
+
+    // The link's page asks first; a GET changes nothing.
+    let res = follow(&app, Method::GET, &link).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let page = res.text().await.unwrap();
+    assert!(page.contains("<form method=\"post\""), "{page}");
+    assert_eq!(
+        notifications(&app, &bob_token).await["mail"]["game.invited"],
+        true
+    );
+
+    // One click, as a mail client does it (RFC 8058), without logging in.
+    let path = link.strip_prefix("https://sannin.test").unwrap();
+    let res = app
+        .client
+        .post(app.url(path))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("List-Unsubscribe=One-Click")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("no more mail about invitations"));
+    let settings = notifications(&app, &bob_token).await;
+    assert_eq!(settings["mail"]["game.invited"], false);
+    assert_eq!(settings["mail"]["game.your_turn"], true);
+
+    // A damaged link changes nothing.
+    let res = follow(&app, Method::POST, &format!("{link}x")).await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+
+    // The next invitation is not mailed to Bob; the game's start still is.
+    // (Events are mailed in order, so once the start is mailed, the
+    // invitation has been passed over.)
+    let second = invite(&app, &alice_token, invitees).await;
+    for t in [&bob_token, &carol_token] {
+        assert_eq!(app.join_game(t, &second).await.status(), StatusCode::OK);
+    }
+    smtp.wait_for_kind(&bob.email, "game.started").await;
+    assert_eq!(count(&smtp, &bob.email, "game.invited"), 1);
+
+    // Back on through the settings.
+    let res = app
+        .authed(
+            Method::PATCH,
+            "/api/v1/me/notifications",
+            &bob_token,
+            Some(&json!({"mail": {"game.invited": true, "game.started": false}})),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let settings: Value = res.json().await.unwrap();
+    assert_eq!(settings["mail"]["game.invited"], true);
+    assert_eq!(settings["mail"]["game.started"], false);
+    let third = invite(&app, &alice_token, invitees).await;
+    smtp.wait_for(&bob.email, 4).await; // verification, two invitations, one start
+    for t in [&bob_token, &carol_token] {
+        assert_eq!(app.join_game(t, &third).await.status(), StatusCode::OK);
+    }
+    // Alice's turn is mailed to her after the start; once it is, Bob's
+    // start has been passed over.
+    let alice_turns = |smtp: &SmtpServer| count(smtp, "un_alice@example.com", "game.your_turn");
+    for _ in 0..200 {
+        if alice_turns(&smtp) >= 2 {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(alice_turns(&smtp), 2);
+    assert_eq!(count(&smtp, &bob.email, "game.invited"), 2);
+    assert_eq!(count(&smtp, &bob.email, "game.started"), 1);
+
+    // Unknown kinds are refused by name.
+    let res = app
+        .authed(
+            Method::PATCH,
+            "/api/v1/me/notifications",
+            &bob_token,
+            Some(&json!({"mail": {"game.moves": false}})),
+        )
+        .await;
+    let problem = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    assert_eq!(error_fields(&problem), ["mail.game.moves"]);
+}
+
+async fn mail_is_retried_until_the_relay_takes_it(backend: Backend) {
+    let (app, smtp) = app_with_smtp(backend).await;
+    smtp.refuse(true);
+    let user = app.register_user("retry").await;
+    let token = app.tokens_for(&user).await.access;
+    // The relay answers 451: the message waits, with the reason shown.
+    let mut recent = Value::Null;
+    for _ in 0..200 {
+        recent = notifications(&app, &token).await["recent"][0].clone();
+        if recent["attempts"].as_i64().unwrap_or(0) >= 2 {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(recent["status"], "pending", "{recent}");
+    assert!(recent["attempts"].as_i64().unwrap() >= 2, "{recent}");
+    assert!(
+        recent["last_error"].as_str().unwrap().contains("451"),
+        "{recent}"
+    );
+    assert!(smtp.to(&user.email).is_empty());
+
+    smtp.refuse(false);
+    smtp.wait_for_kind(&user.email, "account.verify_email")
+        .await;
+    let mut recent = Value::Null;
+    for _ in 0..100 {
+        recent = notifications(&app, &token).await["recent"][0].clone();
+        if recent["status"] == "sent" {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(recent["status"], "sent", "{recent}");
+    assert_eq!(smtp.to(&user.email).len(), 1, "sent once");
+}
+
+async fn a_refused_address_fails_at_once_and_shows(backend: Backend) {
+    let (app, smtp) = app_with_smtp(backend).await;
+    let res = app
+        .register(&json!({"username": "bouncy", "email": "bounce@example.com", "password": "a long password"}))
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let token = app
+        .tokens_for(&TestUser {
+            username: "bouncy".into(),
+            email: "bounce@example.com".into(),
+            password: "a long password".into(),
+        })
+        .await
+        .access;
+    let mut recent = Value::Null;
+    for _ in 0..200 {
+        recent = notifications(&app, &token).await["recent"][0].clone();
+        if recent["status"] != "pending" {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    // A 550 is final: no retries.
+    assert_eq!(recent["status"], "failed", "{recent}");
+    assert_eq!(recent["attempts"], 1);
+    assert!(
+        recent["last_error"].as_str().unwrap().contains("550"),
+        "{recent}"
+    );
+    assert!(smtp.mails().is_empty());
+}
+
+async fn a_disabled_webhook_mails_its_owner(backend: Backend) {
+    let smtp = SmtpServer::start();
+    let app = spawn_app_with(backend, |s| {
+        smtp.configure(s);
+        s.webhook_allow_private = true;
+        s.webhook_poll_interval = Duration::from_millis(50);
+    })
+    .await;
+    let (user, token) = verified_user(&app, &smtp, "hooked").await;
+    let receiver = Receiver::start();
+    receiver
+        .status
+        .store(410, std::sync::atomic::Ordering::SeqCst);
+    let res = app
+        .authed(
+            Method::POST,
+            "/api/v1/webhooks",
+            &token,
+            Some(&json!({"url": receiver.url, "events": ["game.your_turn"]})),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let id = res.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let res = app
+        .authed(
+            Method::POST,
+            &format!("/api/v1/webhooks/{id}/ping"),
+            &token,
+            None,
+        )
+        .await;
+    assert!(res.status().is_success());
+
+    let mail = smtp.wait_for_kind(&user.email, "webhook.disabled").await;
+    assert_eq!(mail.subject(), "Your Sannin webhook was disabled");
+    let text = mail.text();
+    assert!(text.contains(&receiver.url), "{text}");
+    assert!(text.contains("410 Gone"), "{text}");
+    assert!(text.contains(&format!("https://sannin.test/api/v1/webhooks/{id}")));
+    assert!(mail.header("List-Unsubscribe").is_some());
+}
+
+async fn without_smtp_mail_is_written_to_a_folder(backend: Backend) {
+    let app = spawn_app_with(backend, |s| {
+        s.mail.poll_interval = Duration::from_millis(50);
+    })
+    .await;
+    app.register_user("filed").await;
+    let mut files = Vec::new();
+    for _ in 0..200 {
+        files = std::fs::read_dir(app.mail_dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "eml"))
+            .collect();
+        if !files.is_empty() {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(files.len(), 1, "one message, one file");
+    let raw = std::fs::read(&files[0]).unwrap();
+    let mail = Mail {
+        to: vec!["filed@example.com".into()],
+        raw,
+    };
+    assert_eq!(mail.subject(), "Confirm your email address for Sannin");
+    assert_eq!(mail.header("To").as_deref(), Some("filed@example.com"));
+    assert!(mail.text().contains("/api/v1/email/verify?token="));
+}
+
+async fn two_processes_send_each_mail_once(backend: Backend) {
+    let (app, smtp) = app_with_smtp(backend).await;
+    let second = app.restart_with(|s| smtp.configure(s)).await;
+    // Twenty accounts, registered through both processes.
+    for i in 0..20 {
+        let server = if i % 2 == 0 { &app } else { &second };
+        server.register_user(&format!("twice{i}")).await;
+    }
+    let mut mails = Vec::new();
+    for _ in 0..200 {
+        mails = smtp.mails();
+        if mails.len() >= 20 {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    actix_web::rt::time::sleep(Duration::from_millis(500)).await;
+    let mut ids: Vec<String> = smtp
+        .mails()
+        .iter()
+        .map(|m| m.header("Message-ID").unwrap())
+        .collect();
+    assert_eq!(mails.len(), 20);
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 20, "each message sent once");
+}
+
+on_both_backends!(
+    registration_mails_a_link_that_verifies_the_address,
+    a_whole_game_mails_exactly_the_expected_notices,
+    unsubscribe_stops_one_kind_of_mail,
+    mail_is_retried_until_the_relay_takes_it,
+    a_refused_address_fails_at_once_and_shows,
+    a_disabled_webhook_mails_its_owner,
+    without_smtp_mail_is_written_to_a_folder,
+    two_processes_send_each_mail_once,
+);

@@ -1,0 +1,202 @@
+//! A real SMTP server on loopback (`mailin-embedded`) that keeps every message
+//! it accepts, parsed with `mail-parser`. It can be told to refuse mail for a
+//! while (a 451, which senders retry), and it refuses recipients whose address
+//! starts with `bounce` for good (a 550).
+
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mail_parser::MessageParser;
+use mailin_embedded::response::{self, Response};
+use mailin_embedded::{Handler, Server, SslConfig};
+use sannin::config::{MailTransport, Settings, SmtpTls};
+
+/// One accepted message.
+#[derive(Clone, Debug)]
+pub struct Mail {
+    pub to: Vec<String>,
+    pub raw: Vec<u8>,
+}
+
+impl Mail {
+    fn parsed(&self) -> mail_parser::Message<'_> {
+        MessageParser::default()
+            .parse(&self.raw)
+            .expect("a parsable message")
+    }
+
+    pub fn subject(&self) -> String {
+        self.parsed().subject().unwrap_or_default().to_owned()
+    }
+
+    pub fn text(&self) -> String {
+        self.parsed()
+            .body_text(0)
+            .map(|t| t.into_owned())
+            .unwrap_or_default()
+    }
+
+    pub fn html(&self) -> String {
+        self.parsed()
+            .body_html(0)
+            .map(|t| t.into_owned())
+            .unwrap_or_default()
+    }
+
+    /// A header's raw value, trimmed.
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.parsed().header_raw(name).map(|v| v.trim().to_owned())
+    }
+
+    pub fn kind(&self) -> String {
+        self.header("X-Sannin-Kind").unwrap_or_default()
+    }
+
+    /// The first link in the text body that contains `path`, as a path and query.
+    pub fn link(&self, path: &str) -> String {
+        let text = self.text();
+        let start = text
+            .find(path)
+            .unwrap_or_else(|| panic!("no {path} link in {text}"));
+        let end = text[start..]
+            .find(char::is_whitespace)
+            .map_or(text.len(), |e| start + e);
+        text[start..end].to_owned()
+    }
+}
+
+#[derive(Clone)]
+struct Sink {
+    got: Arc<Mutex<Vec<Mail>>>,
+    refusing: Arc<AtomicBool>,
+    to: Vec<String>,
+    data: Vec<u8>,
+}
+
+impl Handler for Sink {
+    fn rcpt(&mut self, to: &str) -> Response {
+        if to.starts_with("bounce") {
+            response::NO_MAILBOX
+        } else {
+            response::OK
+        }
+    }
+
+    fn data_start(&mut self, _domain: &str, _from: &str, _is8bit: bool, to: &[String]) -> Response {
+        if self.refusing.load(Ordering::SeqCst) {
+            return response::INTERNAL_ERROR;
+        }
+        self.to = to.to_vec();
+        self.data.clear();
+        response::OK
+    }
+
+    fn data(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.data.extend_from_slice(buf);
+        Ok(())
+    }
+
+    fn data_end(&mut self) -> Response {
+        self.got.lock().unwrap().push(Mail {
+            to: std::mem::take(&mut self.to),
+            raw: std::mem::take(&mut self.data),
+        });
+        response::OK
+    }
+}
+
+/// The running server.
+pub struct SmtpServer {
+    pub port: u16,
+    got: Arc<Mutex<Vec<Mail>>>,
+    refusing: Arc<AtomicBool>,
+}
+
+impl SmtpServer {
+    pub fn start() -> SmtpServer {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let got: Arc<Mutex<Vec<Mail>>> = Arc::default();
+        let refusing = Arc::new(AtomicBool::new(false));
+        let sink = Sink {
+            got: got.clone(),
+            refusing: refusing.clone(),
+            to: Vec::new(),
+            data: Vec::new(),
+        };
+        let mut server = Server::new(sink);
+        server
+            .with_name("smtp.test")
+            .with_ssl(SslConfig::None)
+            .unwrap()
+            .with_num_threads(16)
+            .with_tcp_listener(listener);
+        // Runs until the test process ends.
+        std::thread::spawn(move || {
+            if let Err(e) = server.serve() {
+                panic!("the SMTP server stopped: {e}");
+            }
+        });
+        SmtpServer {
+            port,
+            got,
+            refusing,
+        }
+    }
+
+    /// Points the app's mail at this server, polling and retrying quickly.
+    pub fn configure(&self, s: &mut Settings) {
+        s.mail.transport = MailTransport::Smtp {
+            host: "127.0.0.1".into(),
+            port: self.port,
+            tls: SmtpTls::None,
+            credentials: None,
+        };
+        s.mail.poll_interval = Duration::from_millis(50);
+        s.mail.retry_scale = 0.0002; // 5 s -> 1 ms, 5 min -> 60 ms, 30 min -> 0.36 s
+        s.mail.public_url = "https://sannin.test".into();
+    }
+
+    /// Turns temporary refusal (451) on or off.
+    pub fn refuse(&self, on: bool) {
+        self.refusing.store(on, Ordering::SeqCst);
+    }
+
+    pub fn mails(&self) -> Vec<Mail> {
+        self.got.lock().unwrap().clone()
+    }
+
+    /// The mail to `address`, in the order received.
+    pub fn to(&self, address: &str) -> Vec<Mail> {
+        self.mails()
+            .into_iter()
+            .filter(|m| m.to.iter().any(|t| t == address))
+            .collect()
+    }
+
+    /// Waits until `address` has `n` messages (failing after 10 s), then returns them.
+    pub async fn wait_for(&self, address: &str, n: usize) -> Vec<Mail> {
+        for _ in 0..200 {
+            let got = self.to(address);
+            if got.len() >= n {
+                return got;
+            }
+            actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+        }
+        let subjects: Vec<String> = self.to(address).iter().map(Mail::subject).collect();
+        panic!("expected {n} mails to {address}, got {subjects:?}");
+    }
+
+    /// Waits for the one message of `kind` to `address`.
+    pub async fn wait_for_kind(&self, address: &str, kind: &str) -> Mail {
+        for _ in 0..200 {
+            if let Some(m) = self.to(address).into_iter().find(|m| m.kind() == kind) {
+                return m;
+            }
+            actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("no {kind} mail to {address}");
+    }
+}
