@@ -605,7 +605,68 @@ async fn two_processes_send_each_mail_once(backend: Backend) {
     assert_eq!(ids.len(), 20, "each message sent once");
 }
 
+async fn alliance_proposals_and_deadline_reminders_are_mailed(backend: Backend) {
+    let smtp = SmtpServer::start();
+    let app = spawn_app_with(backend, |s| {
+        smtp.configure(s);
+        s.day_seconds = 4; // a one-day move lasts 4 s; the reminder comes with 2 s left
+        s.sweep_interval = Duration::from_millis(100);
+    })
+    .await;
+    let (alice, alice_token) = verified_user(&app, &smtp, "al_alice").await;
+    let (bob, bob_token) = verified_user(&app, &smtp, "al_bob").await;
+    let carol = app.register_user("al_carol").await;
+    let carol_token = app.tokens_for(&carol).await.access;
+    let res = app
+        .create_game(
+            &alice_token,
+            &json!({"seat": "first", "invite": [bob.username, carol.username], "days_per_move": 1}),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let id = res.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for t in [&bob_token, &carol_token] {
+        assert_eq!(app.join_game(t, &id).await.status(), StatusCode::OK);
+    }
+
+    let res = app
+        .authed(
+            Method::POST,
+            &format!("/api/v1/games/{id}/alliance/proposals"),
+            &alice_token,
+            Some(&json!({"to": "middle"})),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let proposal: Value = res.json().await.unwrap();
+    let mail = smtp
+        .wait_for_kind(&bob.email, "game.alliance_proposed")
+        .await;
+    assert_eq!(mail.subject(), "al_alice proposes an alliance");
+    assert!(mail.text().contains(&format!(
+        "/alliance/proposals/{}/accept",
+        proposal["id"].as_str().unwrap()
+    )));
+
+    // Alice lets her time run low: one reminder, then the time-out.
+    let reminder = smtp
+        .wait_for_kind(&alice.email, "game.deadline_approaching")
+        .await;
+    assert_eq!(
+        reminder.subject(),
+        "Time is running out in your game with al_bob and al_carol"
+    );
+    assert!(reminder.text().contains("Move by: "));
+    smtp.wait_for_kind(&alice.email, "game.player_eliminated")
+        .await;
+    assert_eq!(count(&smtp, &alice.email, "game.deadline_approaching"), 1);
+}
+
 on_both_backends!(
+    alliance_proposals_and_deadline_reminders_are_mailed,
     registration_mails_a_link_that_verifies_the_address,
     a_whole_game_mails_exactly_the_expected_notices,
     unsubscribe_stops_one_kind_of_mail,
