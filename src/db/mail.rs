@@ -1,12 +1,11 @@
-//! Queries on `mail_messages`, `mail_fanout` and `email_opt_outs`. As with
+//! Queries on `mail_messages` and `email_opt_outs`. As with
 //! webhook deliveries, the claim of due messages is the one backend-specific
 //! query: PostgreSQL skips rows another process holds.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use super::games::EventRow;
-use super::schema::{email_opt_outs as oo, game_events, mail_fanout as mf, mail_messages as mm};
+use super::schema::{email_opt_outs as oo, mail_messages as mm};
 use super::DbConnection;
 
 pub const PENDING: &str = "pending";
@@ -58,31 +57,6 @@ pub fn insert_if_new(conn: &mut DbConnection, row: &MailRow) -> QueryResult<bool
             .execute(c)?,
     };
     Ok(inserted == 1)
-}
-
-/// Outbox events not yet considered for mail, oldest first.
-pub fn unfanned_events(conn: &mut DbConnection, limit: i64) -> QueryResult<Vec<EventRow>> {
-    game_events::table
-        .filter(diesel::dsl::not(diesel::dsl::exists(
-            mf::table.filter(mf::event_id.eq(game_events::id)),
-        )))
-        .order(game_events::id.asc())
-        .limit(limit)
-        .load(conn)
-}
-
-pub fn mark_fanned_out(conn: &mut DbConnection, event_id: &str) -> QueryResult<()> {
-    match conn {
-        DbConnection::Postgres(c) => diesel::insert_into(mf::table)
-            .values(mf::event_id.eq(event_id))
-            .on_conflict_do_nothing()
-            .execute(c)?,
-        DbConnection::Sqlite(c) => diesel::insert_into(mf::table)
-            .values(mf::event_id.eq(event_id))
-            .on_conflict_do_nothing()
-            .execute(c)?,
-    };
-    Ok(())
 }
 
 /// Claims up to `limit` due messages by moving their due time to

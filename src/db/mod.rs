@@ -4,6 +4,7 @@
 pub mod games;
 pub mod mail;
 pub mod models;
+pub mod outbox;
 pub mod schema;
 pub mod secrets;
 pub mod sessions;

@@ -178,12 +178,6 @@ diesel::table! {
 }
 
 diesel::table! {
-    webhook_fanout (event_id) {
-        event_id -> Text,
-    }
-}
-
-diesel::table! {
     mail_messages (id) {
         id -> Text,
         user_id -> Text,
@@ -204,7 +198,8 @@ diesel::table! {
 }
 
 diesel::table! {
-    mail_fanout (event_id) {
+    outbox_pending (channel, event_id) {
+        channel -> Text,
         event_id -> Text,
     }
 }
@@ -219,6 +214,7 @@ diesel::table! {
 
 diesel::joinable!(game_events -> games (game_id));
 diesel::joinable!(mail_messages -> users (user_id));
+diesel::joinable!(outbox_pending -> game_events (event_id));
 diesel::joinable!(email_opt_outs -> users (user_id));
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(refresh_tokens -> sessions (session_id));
@@ -240,8 +236,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhooks,
     webhook_deliveries,
     webhook_attempts,
-    webhook_fanout,
     mail_messages,
-    mail_fanout,
+    outbox_pending,
     email_opt_outs,
 );

@@ -1,13 +1,10 @@
-//! Queries on `webhooks`, `webhook_deliveries`, `webhook_attempts` and
-//! `webhook_fanout`. The claim of due deliveries is the one backend-specific
+//! Queries on `webhooks`, `webhook_deliveries` and `webhook_attempts`. The claim of due deliveries is the one backend-specific
 //! query: PostgreSQL skips rows another process holds.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use super::games::EventRow;
-use super::schema::{game_events, webhook_attempts as wa, webhook_deliveries as wd};
-use super::schema::{webhook_fanout as wf, webhooks as wh};
+use super::schema::{webhook_attempts as wa, webhook_deliveries as wd, webhooks as wh};
 use super::DbConnection;
 
 pub const PENDING: &str = "pending";
@@ -165,31 +162,6 @@ pub fn insert_delivery_if_new(conn: &mut DbConnection, row: &DeliveryRow) -> Que
             .execute(c)?,
     };
     Ok(inserted == 1)
-}
-
-/// Outbox events not yet fanned out, oldest first.
-pub fn unfanned_events(conn: &mut DbConnection, limit: i64) -> QueryResult<Vec<EventRow>> {
-    game_events::table
-        .filter(diesel::dsl::not(diesel::dsl::exists(
-            wf::table.filter(wf::event_id.eq(game_events::id)),
-        )))
-        .order(game_events::id.asc())
-        .limit(limit)
-        .load(conn)
-}
-
-pub fn mark_fanned_out(conn: &mut DbConnection, event_id: &str) -> QueryResult<()> {
-    match conn {
-        DbConnection::Postgres(c) => diesel::insert_into(wf::table)
-            .values(wf::event_id.eq(event_id))
-            .on_conflict_do_nothing()
-            .execute(c)?,
-        DbConnection::Sqlite(c) => diesel::insert_into(wf::table)
-            .values(wf::event_id.eq(event_id))
-            .on_conflict_do_nothing()
-            .execute(c)?,
-    };
-    Ok(())
 }
 
 /// The user's active webhooks (event and game filters are applied by the caller).

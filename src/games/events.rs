@@ -39,8 +39,9 @@ pub const ALL: [&str; 12] = [
     DECLINED,
 ];
 
-/// Writes one event row per recipient. Ids are time-ordered (UUIDv7), so a
-/// recipient's events sort by id in the order they happened.
+/// Writes one event row per recipient, each queued for every delivery channel.
+/// Ids are time-ordered (UUIDv7), so a recipient's events sort by id in the
+/// order they happened.
 pub fn emit<'a>(
     conn: &mut DbConnection,
     game_id: &str,
@@ -59,10 +60,11 @@ pub fn emit<'a>(
             continue;
         }
         seen.push(user_id);
+        let id = uuid::Uuid::now_v7().to_string();
         db::games::insert_event(
             conn,
             &EventRow {
-                id: uuid::Uuid::now_v7().to_string(),
+                id: id.clone(),
                 game_id: game_id.to_owned(),
                 event_type: event_type.to_owned(),
                 user_id: user_id.to_owned(),
@@ -70,6 +72,7 @@ pub fn emit<'a>(
                 created_at: now,
             },
         )?;
+        db::outbox::enqueue(conn, &id)?;
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! into one delivery row per interested webhook, then claims due deliveries and
 //! sends them, signed per Standard Webhooks.
 //!
-//! Nothing is lost: an event is marked fanned out in the same transaction that
+//! Nothing is lost: an event leaves the outbox's waiting list in the same transaction that
 //! writes its deliveries, a claim is a lease that runs out if the process dies
 //! before recording the outcome, and a failed attempt is retried on a schedule
 //! until it is marked `failed`, visible in the delivery log. Delivery is at least
@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 use crate::db::webhooks::WebhookRow;
 use crate::db::webhooks::{self as q, AttemptRow, DeliveryOutcome, DeliveryRow, WebhookChanges};
-use crate::db::{self, DbConnection, Pool};
+use crate::db::{self, outbox, DbConnection, Pool};
 
 use super::mail::{self, MailContext};
 use super::{signature, Settings};
@@ -48,7 +48,7 @@ fn wants(hook: &WebhookRow, event_type: &str, game_id: &str) -> bool {
 /// deliveries it wrote.
 pub fn fan_out(conn: &mut DbConnection) -> diesel::QueryResult<usize> {
     conn.transaction(|conn| {
-        let events = q::unfanned_events(conn, FANOUT_BATCH)?;
+        let events = outbox::take(conn, outbox::WEBHOOK, FANOUT_BATCH)?;
         let mut hooks: HashMap<String, Vec<WebhookRow>> = HashMap::new();
         let mut written = 0;
         for event in events {
@@ -71,7 +71,7 @@ pub fn fan_out(conn: &mut DbConnection) -> diesel::QueryResult<usize> {
                 );
                 written += q::insert_delivery_if_new(conn, &row)? as usize;
             }
-            q::mark_fanned_out(conn, &event.id)?;
+            outbox::done(conn, outbox::WEBHOOK, &event.id)?;
         }
         Ok(written)
     })

@@ -1,7 +1,7 @@
 //! The mail worker. Every process runs it: it turns new outbox events into
 //! messages for recipients who want them, then claims due messages and sends
-//! them. As with webhooks, an event is marked considered in the transaction
-//! that queues its message, a claim is a lease that runs out if the process
+//! them. As with webhooks, an event leaves the outbox's waiting list in the
+//! transaction that queues its message, a claim is a lease that runs out if the process
 //! dies mid-send, and failures are retried on a schedule until the message is
 //! marked `failed` (visible in `GET /api/v1/me/notifications`).
 
@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::db::mail::{self as q, MailOutcome, MailRow};
 use crate::db::models::User;
-use crate::db::{self, DbConnection, Pool};
+use crate::db::{self, outbox, DbConnection, Pool};
 
 use super::transport::{self, Failure, Transport};
 use super::{compose, MailContext, MAILED};
@@ -32,11 +32,11 @@ struct Recipient {
 /// Turns outbox events not yet considered into messages; returns how many it queued.
 pub fn fan_out(conn: &mut DbConnection, ctx: &MailContext) -> diesel::QueryResult<usize> {
     conn.transaction(|conn| {
-        let events = q::unfanned_events(conn, FANOUT_BATCH)?;
+        let events = outbox::take(conn, outbox::MAIL, FANOUT_BATCH)?;
         let mut recipients: HashMap<String, Option<Recipient>> = HashMap::new();
         let mut queued = 0;
         for event in events {
-            q::mark_fanned_out(conn, &event.id)?;
+            outbox::done(conn, outbox::MAIL, &event.id)?;
             if !MAILED.contains(&event.event_type.as_str()) {
                 continue;
             }

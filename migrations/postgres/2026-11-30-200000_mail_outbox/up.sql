@@ -1,5 +1,7 @@
--- Mail: a queue of rendered messages sent by the mail worker with retries, the
--- outbox events already turned into mail, and each user's opted-out event types.
+-- Mail: a queue of rendered messages sent by the mail worker with retries, and
+-- each user's opted-out event types. Also: outbox events waiting for each
+-- channel, in place of webhooks' table of events already fanned out (which a
+-- worker had to scan in full to find what was new).
 CREATE TABLE mail_messages (
     id TEXT PRIMARY KEY NOT NULL,
     -- The recipient's account
@@ -26,10 +28,17 @@ CREATE TABLE mail_messages (
 CREATE INDEX mail_messages_due_idx ON mail_messages (status, next_attempt_at);
 CREATE INDEX mail_messages_user_idx ON mail_messages (user_id, created_at);
 
--- Outbox events already considered for mail (whether or not one was written).
-CREATE TABLE mail_fanout (
-    event_id TEXT PRIMARY KEY NOT NULL
+-- Outbox events a channel (`webhook`, `mail`) has yet to fan out: written with
+-- the event, deleted when the channel has handled it.
+CREATE TABLE outbox_pending (
+    channel TEXT NOT NULL,
+    event_id TEXT NOT NULL REFERENCES game_events (id) ON DELETE CASCADE,
+    PRIMARY KEY (channel, event_id)
 );
+INSERT INTO outbox_pending (channel, event_id)
+    SELECT 'webhook', id FROM game_events
+    WHERE id NOT IN (SELECT event_id FROM webhook_fanout);
+DROP TABLE webhook_fanout;
 
 -- Event types a user receives no mail for; every other type is mailed.
 CREATE TABLE email_opt_outs (
