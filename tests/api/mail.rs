@@ -56,6 +56,46 @@ async fn verified_user(app: &TestApp, smtp: &SmtpServer, name: &str) -> (TestUse
     (user, token)
 }
 
+/// Alice and Bob, with verified addresses, and Carol, who never verifies hers.
+struct Cast {
+    alice: TestUser,
+    bob: TestUser,
+    carol: TestUser,
+    tokens: [String; 3],
+}
+
+async fn cast(app: &TestApp, smtp: &SmtpServer, prefix: &str) -> Cast {
+    let (alice, alice_token) = verified_user(app, smtp, &format!("{prefix}alice")).await;
+    let (bob, bob_token) = verified_user(app, smtp, &format!("{prefix}bob")).await;
+    let carol = app.register_user(&format!("{prefix}carol")).await;
+    let carol_token = app.tokens_for(&carol).await.access;
+    Cast {
+        alice,
+        bob,
+        carol,
+        tokens: [alice_token, bob_token, carol_token],
+    }
+}
+
+/// Alice invites Bob and Carol to a new game with `days_per_move`; its id.
+async fn invite(app: &TestApp, c: &Cast, days_per_move: Option<u32>) -> String {
+    let res = app
+        .create_game(
+            &c.tokens[0],
+            &json!({
+                "seat": "first",
+                "invite": [c.bob.username, c.carol.username],
+                "days_per_move": days_per_move,
+            }),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    res.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 async fn notifications(app: &TestApp, bearer: &str) -> Value {
     let res = app
         .authed(Method::GET, "/api/v1/me/notifications", bearer, None)
@@ -169,23 +209,14 @@ async fn registration_mails_a_link_that_verifies_the_address(backend: Backend) {
 
 async fn a_whole_game_mails_exactly_the_expected_notices(backend: Backend) {
     let (app, smtp) = app_with_smtp(backend).await;
-    let (alice, alice_token) = verified_user(&app, &smtp, "gm_alice").await;
-    let (bob, bob_token) = verified_user(&app, &smtp, "gm_bob").await;
-    // Carol never verifies her address.
-    let carol = app.register_user("gm_carol").await;
-    let carol_token = app.tokens_for(&carol).await.access;
-
-    let res = app
-        .create_game(
-            &alice_token,
-            &json!({"seat": "first", "invite": [bob.username, carol.username], "days_per_move": 3}),
-        )
-        .await;
-    assert_eq!(res.status(), StatusCode::CREATED);
-    let id = res.json::<Value>().await.unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let c = cast(&app, &smtp, "gm_").await;
+    let id = invite(&app, &c, Some(3)).await;
+    let Cast {
+        alice,
+        bob,
+        carol,
+        tokens: [alice_token, bob_token, carol_token],
+    } = c;
     let invited = smtp.wait_for_kind(&bob.email, "game.invited").await;
     assert_eq!(
         invited.subject(),
@@ -316,31 +347,17 @@ async fn a_whole_game_mails_exactly_the_expected_notices(backend: Backend) {
     assert!(recent.iter().any(|m| m["kind"] == "game.finished"));
 }
 
-/// Alice invites Bob and Carol to a new game; its id.
-async fn invite(app: &TestApp, alice_token: &str, invitees: [&str; 2]) -> String {
-    let res = app
-        .create_game(alice_token, &json!({"seat": "first", "invite": invitees}))
-        .await;
-    assert_eq!(res.status(), StatusCode::CREATED);
-    res.json::<Value>().await.unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned()
-}
-
 fn count(smtp: &SmtpServer, address: &str, kind: &str) -> usize {
     smtp.to(address).iter().filter(|m| m.kind() == kind).count()
 }
 
 async fn unsubscribe_stops_one_kind_of_mail(backend: Backend) {
     let (app, smtp) = app_with_smtp(backend).await;
-    let (_, alice_token) = verified_user(&app, &smtp, "un_alice").await;
-    let (bob, bob_token) = verified_user(&app, &smtp, "un_bob").await;
-    let carol = app.register_user("un_carol").await;
-    let carol_token = app.tokens_for(&carol).await.access;
-    let invitees = [bob.username.as_str(), carol.username.as_str()];
+    let c = cast(&app, &smtp, "un_").await;
+    let [_, bob_token, carol_token] = c.tokens.clone();
+    let bob = c.bob.clone();
 
-    invite(&app, &alice_token, invitees).await;
+    invite(&app, &c, None).await;
     let mail = smtp.wait_for_kind(&bob.email, "game.invited").await;
     let link = mail.link("https://sannin.test/api/v1/unsubscribe?token=");
     let header = mail.header("List-Unsubscribe").unwrap();
@@ -383,7 +400,7 @@ async fn unsubscribe_stops_one_kind_of_mail(backend: Backend) {
     // The next invitation is not mailed to Bob; the game's start still is.
     // (Events are mailed in order, so once the start is mailed, the
     // invitation has been passed over.)
-    let second = invite(&app, &alice_token, invitees).await;
+    let second = invite(&app, &c, None).await;
     for t in [&bob_token, &carol_token] {
         assert_eq!(app.join_game(t, &second).await.status(), StatusCode::OK);
     }
@@ -403,7 +420,7 @@ async fn unsubscribe_stops_one_kind_of_mail(backend: Backend) {
     let settings: Value = res.json().await.unwrap();
     assert_eq!(settings["mail"]["game.invited"], true);
     assert_eq!(settings["mail"]["game.started"], false);
-    let third = invite(&app, &alice_token, invitees).await;
+    let third = invite(&app, &c, None).await;
     smtp.wait_for(&bob.email, 4).await; // verification, two invitations, one start
     for t in [&bob_token, &carol_token] {
         assert_eq!(app.join_game(t, &third).await.status(), StatusCode::OK);
@@ -613,21 +630,14 @@ async fn alliance_proposals_and_deadline_reminders_are_mailed(backend: Backend) 
         s.sweep_interval = Duration::from_millis(100);
     })
     .await;
-    let (alice, alice_token) = verified_user(&app, &smtp, "al_alice").await;
-    let (bob, bob_token) = verified_user(&app, &smtp, "al_bob").await;
-    let carol = app.register_user("al_carol").await;
-    let carol_token = app.tokens_for(&carol).await.access;
-    let res = app
-        .create_game(
-            &alice_token,
-            &json!({"seat": "first", "invite": [bob.username, carol.username], "days_per_move": 1}),
-        )
-        .await;
-    assert_eq!(res.status(), StatusCode::CREATED);
-    let id = res.json::<Value>().await.unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let c = cast(&app, &smtp, "al_").await;
+    let id = invite(&app, &c, Some(1)).await;
+    let Cast {
+        alice,
+        bob,
+        tokens: [alice_token, bob_token, carol_token],
+        ..
+    } = c;
     for t in [&bob_token, &carol_token] {
         assert_eq!(app.join_game(t, &id).await.status(), StatusCode::OK);
     }
