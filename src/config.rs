@@ -199,6 +199,9 @@ pub enum MailTransport {
         tls: SmtpTls,
         /// User name and password, when the relay wants them.
         credentials: Option<(String, Secret)>,
+        /// PEM certificates trusted besides the usual public roots (a
+        /// relay with a private certificate authority).
+        ca_file: Option<PathBuf>,
     },
     /// No SMTP relay configured: each message is written as an `.eml` file here.
     Dir(PathBuf),
@@ -430,11 +433,19 @@ fn mail_settings(
                     ))
                 }
             };
+            let ca_file = get("SANNIN_SMTP_CA_FILE").map(PathBuf::from);
+            if ca_file.is_some() && tls == SmtpTls::None {
+                return Err(ConfigError::new(
+                    "SANNIN_SMTP_CA_FILE",
+                    "set, but SANNIN_SMTP_TLS=none uses no certificates",
+                ));
+            }
             MailTransport::Smtp {
                 host: host.trim().to_owned(),
                 port: number(get, "SANNIN_SMTP_PORT", default_port, 1, 65_535)?,
                 tls,
                 credentials,
+                ca_file,
             }
         }
         None => {
@@ -443,6 +454,7 @@ fn mail_settings(
                 "SANNIN_SMTP_TLS",
                 "SANNIN_SMTP_USERNAME",
                 "SANNIN_SMTP_PASSWORD",
+                "SANNIN_SMTP_CA_FILE",
             ] {
                 if get(var).is_some() {
                     return Err(ConfigError::new(var, "set, but SANNIN_SMTP_HOST is not"));
@@ -620,6 +632,7 @@ mod tests {
             ("SANNIN_MAIL_FROM", "not a mailbox"),
             ("SANNIN_PUBLIC_URL", "ftp://example.org"),
             ("SANNIN_MAIL_RETRY_SCALE", "0"),
+            ("SANNIN_SMTP_CA_FILE", "ca.pem"),
         ] {
             let err = settings(&[(var, value)]).unwrap_err();
             assert_eq!(err.var, var, "{value}");

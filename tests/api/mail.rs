@@ -675,7 +675,55 @@ async fn alliance_proposals_and_deadline_reminders_are_mailed(backend: Backend) 
     assert_eq!(count(&smtp, &alice.email, "game.deadline_approaching"), 1);
 }
 
+async fn mail_goes_over_starttls_with_a_log_in(backend: Backend) {
+    let smtp = SmtpServer::start_secured();
+    let app = spawn_app_with(backend, |s| smtp.configure(s)).await;
+    let user = app.register_user("secure").await;
+    let mail = smtp
+        .wait_for_kind(&user.email, "account.verify_email")
+        .await;
+    assert_eq!(mail.subject(), "Confirm your email address for Sannin");
+    assert_eq!(smtp.logins(), ["relay-user"]);
+}
+
+async fn a_relay_with_an_untrusted_certificate_gets_nothing(backend: Backend) {
+    let smtp = SmtpServer::start_secured();
+    let app = spawn_app_with(backend, |s| {
+        smtp.configure(s);
+        if let sannin::config::MailTransport::Smtp { ca_file, .. } = &mut s.mail.transport {
+            *ca_file = None; // only the public roots: the relay's own certificate fails
+        }
+    })
+    .await;
+    let user = app.register_user("untrusting").await;
+    let token = app.tokens_for(&user).await.access;
+    let mut recent = Value::Null;
+    for _ in 0..200 {
+        recent = notifications(&app, &token).await["recent"][0].clone();
+        if recent["attempts"].as_i64().unwrap_or(0) >= 1 {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(recent["attempts"].as_i64().unwrap() >= 1, "{recent}");
+    assert_ne!(recent["status"], "sent", "{recent}");
+    assert!(
+        recent["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("invalid peer certificate"),
+        "{recent}"
+    );
+    assert!(
+        smtp.logins().is_empty(),
+        "no password before a trusted TLS session"
+    );
+    assert!(smtp.mails().is_empty());
+}
+
 on_both_backends!(
+    mail_goes_over_starttls_with_a_log_in,
+    a_relay_with_an_untrusted_certificate_gets_nothing,
     alliance_proposals_and_deadline_reminders_are_mailed,
     registration_mails_a_link_that_verifies_the_address,
     a_whole_game_mails_exactly_the_expected_notices,

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use mail_parser::MessageParser;
 use mailin_embedded::response::{self, Response};
-use mailin_embedded::{Handler, Server, SslConfig};
-use sannin::config::{MailTransport, Settings, SmtpTls};
+use mailin_embedded::{AuthMechanism, Handler, Server, SslConfig};
+use sannin::config::{MailTransport, Secret, Settings, SmtpTls};
 
 /// One accepted message.
 #[derive(Clone, Debug)]
@@ -71,11 +71,22 @@ impl Mail {
 struct Sink {
     got: Arc<Mutex<Vec<Mail>>>,
     refusing: Arc<AtomicBool>,
+    /// The user name and password the server accepts, when it asks for them.
+    login: Option<(String, String)>,
+    logins: Arc<Mutex<Vec<String>>>,
     to: Vec<String>,
     data: Vec<u8>,
 }
 
 impl Handler for Sink {
+    fn auth_plain(&mut self, _authz: &str, user: &str, password: &str) -> Response {
+        self.logins.lock().unwrap().push(user.to_owned());
+        match &self.login {
+            Some((u, p)) if u == user && p == password => response::AUTH_OK,
+            _ => response::INVALID_CREDENTIALS,
+        }
+    }
+
     fn rcpt(&mut self, to: &str) -> Response {
         if to.starts_with("bounce") {
             response::NO_MAILBOX
@@ -107,32 +118,89 @@ impl Handler for Sink {
     }
 }
 
+/// A relay that offers STARTTLS with its own certificate and wants a log-in.
+pub struct Secured {
+    /// Holds the certificate (`ca.pem`, which the client must trust) and key.
+    pub dir: tempfile::TempDir,
+    pub user: String,
+    pub password: String,
+}
+
+impl Secured {
+    pub fn new() -> Secured {
+        let dir = tempfile::tempdir().unwrap();
+        let certified = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+        std::fs::write(dir.path().join("ca.pem"), certified.cert.pem()).unwrap();
+        std::fs::write(
+            dir.path().join("key.pem"),
+            certified.signing_key.serialize_pem(),
+        )
+        .unwrap();
+        Secured {
+            dir,
+            user: "relay-user".into(),
+            password: "relay password".into(),
+        }
+    }
+
+    pub fn ca_file(&self) -> std::path::PathBuf {
+        self.dir.path().join("ca.pem")
+    }
+}
+
 /// The running server.
 pub struct SmtpServer {
     pub port: u16,
     got: Arc<Mutex<Vec<Mail>>>,
     refusing: Arc<AtomicBool>,
+    logins: Arc<Mutex<Vec<String>>>,
+    secured: Option<Secured>,
 }
 
 impl SmtpServer {
+    /// A plain-text relay that takes mail from anyone.
     pub fn start() -> SmtpServer {
+        Self::start_with(None)
+    }
+
+    /// A relay with STARTTLS and a log-in.
+    pub fn start_secured() -> SmtpServer {
+        Self::start_with(Some(Secured::new()))
+    }
+
+    fn start_with(secured: Option<Secured>) -> SmtpServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let got: Arc<Mutex<Vec<Mail>>> = Arc::default();
         let refusing = Arc::new(AtomicBool::new(false));
+        let logins: Arc<Mutex<Vec<String>>> = Arc::default();
         let sink = Sink {
             got: got.clone(),
             refusing: refusing.clone(),
+            login: secured
+                .as_ref()
+                .map(|s| (s.user.clone(), s.password.clone())),
+            logins: logins.clone(),
             to: Vec::new(),
             data: Vec::new(),
         };
         let mut server = Server::new(sink);
+        let ssl = match &secured {
+            Some(s) => SslConfig::SelfSigned {
+                cert_path: s.ca_file().to_string_lossy().into_owned(),
+                key_path: s.dir.path().join("key.pem").to_string_lossy().into_owned(),
+            },
+            None => SslConfig::None,
+        };
         server
-            .with_name("smtp.test")
-            .with_ssl(SslConfig::None)
+            .with_name("localhost")
+            .with_ssl(ssl)
             .unwrap()
             .with_num_threads(16)
             .with_tcp_listener(listener);
+        if secured.is_some() {
+            server.with_auth(AuthMechanism::Plain);
+        }
         // Runs until the test process ends.
         std::thread::spawn(move || {
             if let Err(e) = server.serve() {
@@ -143,16 +211,34 @@ impl SmtpServer {
             port,
             got,
             refusing,
+            logins,
+            secured,
         }
     }
 
-    /// Points the app's mail at this server, polling and retrying quickly.
+    /// The user names the server was offered, in order.
+    pub fn logins(&self) -> Vec<String> {
+        self.logins.lock().unwrap().clone()
+    }
+
+    /// Points the app's mail at this server (over STARTTLS with a log-in if
+    /// it is secured), polling and retrying quickly.
     pub fn configure(&self, s: &mut Settings) {
-        s.mail.transport = MailTransport::Smtp {
-            host: "127.0.0.1".into(),
-            port: self.port,
-            tls: SmtpTls::None,
-            credentials: None,
+        s.mail.transport = match &self.secured {
+            None => MailTransport::Smtp {
+                host: "127.0.0.1".into(),
+                port: self.port,
+                tls: SmtpTls::None,
+                credentials: None,
+                ca_file: None,
+            },
+            Some(secured) => MailTransport::Smtp {
+                host: "localhost".into(),
+                port: self.port,
+                tls: SmtpTls::StartTls,
+                credentials: Some((secured.user.clone(), Secret::new(secured.password.clone()))),
+                ca_file: Some(secured.ca_file()),
+            },
         };
         s.mail.poll_interval = Duration::from_millis(50);
         s.mail.retry_scale = 0.0002; // 5 s -> 1 ms, 5 min -> 60 ms, 30 min -> 0.36 s

@@ -3,12 +3,13 @@
 //! made from the row's id so receivers can tell a resend) and handing it to
 //! SMTP or to the folder of `.eml` files.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use lettre::message::header::{Header, HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart};
 use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
 use crate::config::{MailTransport, SmtpTls};
@@ -39,15 +40,17 @@ impl Transport {
                 port,
                 tls,
                 credentials,
+                ca_file,
             } => {
-                let builder = match tls {
-                    SmtpTls::None => AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host),
-                    SmtpTls::StartTls => {
-                        AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(host)?
-                    }
-                    SmtpTls::Tls => AsyncSmtpTransport::<Tokio1Executor>::relay(host)?,
+                let tls = match tls {
+                    SmtpTls::None => Tls::None,
+                    SmtpTls::StartTls => Tls::Required(tls_parameters(host, ca_file.as_deref())?),
+                    SmtpTls::Tls => Tls::Wrapper(tls_parameters(host, ca_file.as_deref())?),
                 };
-                let mut builder = builder.port(*port).timeout(Some(TIMEOUT));
+                let mut builder = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host)
+                    .tls(tls)
+                    .port(*port)
+                    .timeout(Some(TIMEOUT));
                 if let Some((user, password)) = credentials {
                     builder = builder
                         .credentials(Credentials::new(user.clone(), password.expose().to_owned()));
@@ -81,6 +84,28 @@ impl Transport {
             },
         }
     }
+}
+
+/// Certificate checks for `host`: the public roots, and those of `ca_file` if given.
+fn tls_parameters(host: &str, ca_file: Option<&Path>) -> anyhow::Result<TlsParameters> {
+    let mut builder = TlsParameters::builder(host.to_owned());
+    if let Some(path) = ca_file {
+        let pem = std::fs::read(path).map_err(|e| {
+            anyhow::anyhow!("SANNIN_SMTP_CA_FILE: cannot read {}: {e}", path.display())
+        })?;
+        let no_certs = || {
+            anyhow::anyhow!(
+                "SANNIN_SMTP_CA_FILE: {} holds no PEM certificates",
+                path.display()
+            )
+        };
+        if !String::from_utf8_lossy(&pem).contains("-----BEGIN CERTIFICATE-----") {
+            return Err(no_certs());
+        }
+        let certs = Certificate::from_pem(&pem).map_err(|_| no_certs())?;
+        builder = builder.add_root_certificate(certs);
+    }
+    Ok(builder.build_rustls()?)
 }
 
 fn smtp_error(e: &lettre::transport::smtp::Error) -> String {
