@@ -721,7 +721,43 @@ async fn a_relay_with_an_untrusted_certificate_gets_nothing(backend: Backend) {
     assert!(smtp.mails().is_empty());
 }
 
+/// A process that claims a message and dies before sending it: the claim's
+/// lease runs out and another process sends it, once.
+async fn a_claim_lost_in_a_crash_is_sent_later(backend: Backend) {
+    let smtp = SmtpServer::start();
+    // This process's worker makes one pass at start-up, then sleeps.
+    let app = spawn_app_with(backend, |s| {
+        smtp.configure(s);
+        s.mail.poll_interval = Duration::from_secs(3600);
+    })
+    .await;
+    let user = app.register_user("crashed").await;
+
+    // The crashed process: claims with a one-second lease and never sends.
+    let url = sannin::config::DatabaseUrl::parse(&app.database_url()).unwrap();
+    let claimed = actix_web::rt::task::spawn_blocking(move || {
+        let pool = sannin::db::connect(&url, 1, Duration::from_secs(5)).unwrap();
+        let mut conn = pool.get().unwrap();
+        let now = chrono::Utc::now().naive_utc();
+        sannin::db::mail::claim_due(&mut conn, now, now + chrono::Duration::seconds(1), 10)
+            .unwrap()
+            .len()
+    })
+    .await
+    .unwrap();
+    assert_eq!(claimed, 1);
+
+    let _survivor = app.restart_with(|s| smtp.configure(s)).await;
+    actix_web::rt::time::sleep(Duration::from_millis(400)).await;
+    assert!(smtp.mails().is_empty(), "the lease is still held");
+    smtp.wait_for_kind(&user.email, "account.verify_email")
+        .await;
+    actix_web::rt::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(smtp.mails().len(), 1, "sent once");
+}
+
 on_both_backends!(
+    a_claim_lost_in_a_crash_is_sent_later,
     mail_goes_over_starttls_with_a_log_in,
     a_relay_with_an_untrusted_certificate_gets_nothing,
     alliance_proposals_and_deadline_reminders_are_mailed,

@@ -15,8 +15,10 @@ use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Message, To
 use crate::config::{MailTransport, SmtpTls};
 use crate::db::mail::MailRow;
 
-/// How long one SMTP conversation may take.
-pub const TIMEOUT: Duration = Duration::from_secs(30);
+/// How long one network step of SMTP (connecting, one command) may take.
+const STEP_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long sending one message may take in all.
+pub const SEND_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Why a message was not sent.
 #[derive(Debug)]
@@ -50,7 +52,7 @@ impl Transport {
                 let mut builder = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host)
                     .tls(tls)
                     .port(*port)
-                    .timeout(Some(TIMEOUT));
+                    .timeout(Some(STEP_TIMEOUT));
                 if let Some((user, password)) = credentials {
                     builder = builder
                         .credentials(Credentials::new(user.clone(), password.expose().to_owned()));
@@ -68,10 +70,19 @@ impl Transport {
 
     pub async fn send(&self, message: Message) -> Result<(), Failure> {
         match self {
-            Self::Smtp(smtp) => smtp.send(message).await.map(drop).map_err(|e| Failure {
-                permanent: e.is_permanent(),
-                message: smtp_error(&e),
-            }),
+            Self::Smtp(smtp) => {
+                match tokio::time::timeout(SEND_TIMEOUT, smtp.send(message)).await {
+                    Ok(Ok(_)) => Ok(()),
+                    Ok(Err(e)) => Err(Failure {
+                        permanent: e.is_permanent(),
+                        message: smtp_error(&e),
+                    }),
+                    Err(_) => Err(Failure {
+                        permanent: false,
+                        message: "timed out".to_owned(),
+                    }),
+                }
+            }
             Self::Dir(files, dir) => match files.send(message).await {
                 Ok(id) => {
                     tracing::info!(file = %dir.join(format!("{id}.eml")).display(), "mail written");

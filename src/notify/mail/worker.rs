@@ -18,10 +18,12 @@ use crate::db::{self, outbox, DbConnection, Pool};
 use super::transport::{self, Failure, Transport};
 use super::{compose, MailContext, MAILED};
 
-/// A claim's lease: longer than an SMTP conversation may take.
-const LEASE_SECS: i64 = 120;
 const FANOUT_BATCH: i64 = 500;
-const CLAIM_BATCH: i64 = 16;
+/// Messages claimed at once; they are sent one after the other.
+const CLAIM_BATCH: i64 = 4;
+/// A claim's lease: longer than sending the whole batch may take, so a live
+/// process never has its claim taken over.
+const LEASE_SECS: i64 = CLAIM_BATCH * transport::SEND_TIMEOUT.as_secs() as i64 + 60;
 
 /// A recipient as fan-out sees them: the account and what they opted out of.
 struct Recipient {
