@@ -174,19 +174,89 @@ pub fn game_ids_of_user(conn: &mut DbConnection, user_id: &str) -> QueryResult<V
         .load(conn)
 }
 
-pub fn games_by_ids(conn: &mut DbConnection, ids: &[String]) -> QueryResult<Vec<GameRow>> {
-    games::table.filter(games::id.eq_any(ids)).load(conn)
+/// Which games a list shows, in database terms.
+pub struct GameListQuery {
+    /// The caller: "your turn" is theirs.
+    pub user_id: String,
+    /// Only games where the caller holds a seat.
+    pub mine: bool,
+    pub status: Option<String>,
+    /// Only games where it is the caller's move.
+    pub my_turn: bool,
+    /// Only games where this user holds a seat.
+    pub player_id: Option<String>,
+    /// Only games with a seat anyone may take.
+    pub with_open_seat: bool,
 }
 
-pub fn games_by_status(
+/// One page of games, most urgent first: the caller's own moves, then by
+/// deadline (none last), then the most recently changed. All filtering,
+/// ordering and paging happen in the database.
+pub fn list_games(
     conn: &mut DbConnection,
-    status: &str,
+    q: &GameListQuery,
+    offset: i64,
     limit: i64,
 ) -> QueryResult<Vec<GameRow>> {
-    games::table
-        .filter(games::status.eq(status))
-        .order(games::created_at.desc())
+    use diesel::dsl::exists;
+    let holds_seat = |uid: String| {
+        exists(
+            game_seats::table
+                .filter(game_seats::game_id.eq(games::id))
+                .filter(game_seats::user_id.eq(uid)),
+        )
+    };
+    let your_turn = || {
+        games::status.eq("active").and(exists(
+            game_seats::table
+                .filter(game_seats::game_id.eq(games::id))
+                .filter(game_seats::user_id.eq(q.user_id.clone()))
+                .filter(game_seats::state.eq("joined"))
+                .filter(games::to_move.eq(game_seats::seat.nullable())),
+        ))
+    };
+    let mut query = games::table.into_boxed();
+    if q.mine {
+        query = query.filter(holds_seat(q.user_id.clone()));
+    }
+    if let Some(status) = &q.status {
+        query = query.filter(games::status.eq(status.clone()));
+    }
+    if q.my_turn {
+        query = query.filter(your_turn());
+    }
+    if let Some(player) = &q.player_id {
+        query = query.filter(holds_seat(player.clone()));
+    }
+    if q.with_open_seat {
+        query = query.filter(exists(
+            game_seats::table
+                .filter(game_seats::game_id.eq(games::id))
+                .filter(game_seats::state.eq("open")),
+        ));
+    }
+    query
+        .order((
+            your_turn().desc(),
+            games::deadline.is_null().asc(),
+            games::deadline.asc(),
+            games::updated_at.desc(),
+            games::id.asc(),
+        ))
+        .offset(offset)
         .limit(limit)
+        .load(conn)
+}
+
+/// The seats of these games, with the seated users' names.
+pub fn seats_of_games(
+    conn: &mut DbConnection,
+    game_ids: &[String],
+) -> QueryResult<Vec<(SeatRow, Option<String>)>> {
+    game_seats::table
+        .left_join(users::table.on(game_seats::user_id.eq(users::id.nullable())))
+        .filter(game_seats::game_id.eq_any(game_ids))
+        .select((game_seats::all_columns, users::username.nullable()))
         .load(conn)
 }
 

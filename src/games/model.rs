@@ -268,8 +268,12 @@ pub fn load_for_update(conn: &mut DbConnection, id: &str) -> Result<Loaded, Game
 
 /// The three seats of a game, in turn order.
 pub fn load_seats(conn: &mut DbConnection, id: &str) -> Result<Vec<SeatInfo>, GameError> {
+    Ok(seat_infos(&db::games::seats(conn, id)?))
+}
+
+/// The three seats of a game, in turn order, from its seat rows.
+pub fn seat_infos(rows: &[(SeatRow, Option<String>)]) -> Vec<SeatInfo> {
     let mut seats: Vec<SeatInfo> = Vec::with_capacity(3);
-    let rows = db::games::seats(conn, id)?;
     for p in Player::ALL {
         let found = rows.iter().find(|(s, _)| parse_seat(&s.seat) == Some(p));
         seats.push(match found {
@@ -291,5 +295,5 @@ pub fn load_seats(conn: &mut DbConnection, id: &str) -> Result<Vec<SeatInfo>, Ga
             },
         });
     }
-    Ok(seats)
+    seats
 }

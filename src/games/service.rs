@@ -993,62 +993,60 @@ pub fn list(
     offset: usize,
     limit: usize,
 ) -> Result<(Vec<Listed>, bool), GameError> {
-    let mut rows = if filter.mine || filter.my_turn {
-        let ids = db::games::game_ids_of_user(conn, user_id)?;
-        db::games::games_by_ids(conn, &ids)?
-    } else {
-        let status = filter.status.unwrap_or(Status::Open);
-        db::games::games_by_status(conn, status.as_str(), 1000)?
+    let player_id = match &filter.player {
+        Some(name) => match db::users::find_by_username(conn, &name.to_ascii_lowercase())? {
+            Some(u) => Some(u.id),
+            None => return Ok((Vec::new(), false)),
+        },
+        None => None,
     };
-    if let Some(s) = filter.status {
-        rows.retain(|r| r.status == s.as_str());
-    }
-    if let Some(name) = &filter.player {
-        let ids = match db::users::find_by_username(conn, name)? {
-            Some(u) => db::games::game_ids_of_user(conn, &u.id)?,
-            None => Vec::new(),
-        };
-        rows.retain(|r| ids.contains(&r.id));
-    }
     // The lobby (open games, not only the caller's) shows games with a seat to take,
     // not games whose seats are all held for invitees.
     let lobby =
         !(filter.mine || filter.my_turn) && filter.status.unwrap_or(Status::Open) == Status::Open;
-    let mut listed = Vec::with_capacity(rows.len());
-    for row in rows {
-        let seats = super::model::load_seats(conn, &row.id)?;
-        if lobby && !seats.iter().any(|s| s.state == SeatState::Open) {
-            continue;
-        }
-        let your_seat = seats
-            .iter()
-            .find(|s| s.user_id.as_deref() == Some(user_id) && s.state == SeatState::Joined)
-            .map(|s| s.seat);
-        let your_turn = row.status == "active"
-            && your_seat.is_some_and(|p| row.to_move.as_deref() == Some(seat_name(p)));
-        if filter.my_turn && !your_turn {
-            continue;
-        }
-        listed.push(Listed {
-            row,
-            seats,
-            your_seat,
-            your_turn,
-        });
-    }
-    listed.sort_by(|a, b| {
-        b.your_turn
-            .cmp(&a.your_turn)
-            .then_with(|| match (a.row.deadline, b.row.deadline) {
-                (Some(x), Some(y)) => x.cmp(&y),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (None, None) => std::cmp::Ordering::Equal,
-            })
-            .then_with(|| b.row.updated_at.cmp(&a.row.updated_at))
-            .then_with(|| a.row.id.cmp(&b.row.id))
-    });
-    let more = listed.len() > offset + limit;
-    let page = listed.into_iter().skip(offset).take(limit).collect();
+    // Your own games are listed whatever their status unless one is asked for;
+    // everyone's games are listed by status, open by default.
+    let status = match filter.status {
+        Some(s) => Some(s),
+        None if filter.mine || filter.my_turn => None,
+        None => Some(Status::Open),
+    };
+    let query = db::games::GameListQuery {
+        user_id: user_id.to_owned(),
+        mine: filter.mine || filter.my_turn,
+        status: status.map(|s| s.as_str().to_owned()),
+        my_turn: filter.my_turn,
+        player_id,
+        with_open_seat: lobby,
+    };
+    // One row past the page tells whether more follow.
+    let rows = db::games::list_games(conn, &query, offset as i64, limit as i64 + 1)?;
+    let more = rows.len() > limit;
+    let ids: Vec<String> = rows.iter().take(limit).map(|r| r.id.clone()).collect();
+    let seat_rows = db::games::seats_of_games(conn, &ids)?;
+    let page = rows
+        .into_iter()
+        .take(limit)
+        .map(|row| {
+            let mine: Vec<_> = seat_rows
+                .iter()
+                .filter(|(s, _)| s.game_id == row.id)
+                .cloned()
+                .collect();
+            let seats = super::model::seat_infos(&mine);
+            let your_seat = seats
+                .iter()
+                .find(|s| s.user_id.as_deref() == Some(user_id) && s.state == SeatState::Joined)
+                .map(|s| s.seat);
+            let your_turn = row.status == "active"
+                && your_seat.is_some_and(|p| row.to_move.as_deref() == Some(seat_name(p)));
+            Listed {
+                row,
+                seats,
+                your_seat,
+                your_turn,
+            }
+        })
+        .collect();
     Ok((page, more))
 }
