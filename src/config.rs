@@ -399,6 +399,35 @@ fn mail_settings(
     environment: Environment,
     bind: &str,
 ) -> Result<MailSettings, ConfigError> {
+    let from = get("SANNIN_MAIL_FROM").unwrap_or_else(|| "Sannin <sannin@localhost>".into());
+    if let Err(e) = from.parse::<lettre::message::Mailbox>() {
+        return Err(ConfigError::new(
+            "SANNIN_MAIL_FROM",
+            format!("`{from}` is not a mailbox such as `Sannin <games@example.org>` ({e})"),
+        ));
+    }
+    let public_url = match get("SANNIN_PUBLIC_URL") {
+        Some(url) => {
+            let url = url.trim().trim_end_matches('/').to_owned();
+            let valid = (url.starts_with("http://") || url.starts_with("https://"))
+                && !url.contains(char::is_whitespace)
+                && reqwest::Url::parse(&url).is_ok();
+            if !valid {
+                return Err(ConfigError::new(
+                    "SANNIN_PUBLIC_URL",
+                    format!("`{url}` is not an http:// or https:// URL"),
+                ));
+            }
+            url
+        }
+        None if environment == Environment::Production => {
+            return Err(ConfigError::new(
+                "SANNIN_PUBLIC_URL",
+                "required when SANNIN_ENV=production (links in mail start with it)",
+            ))
+        }
+        None => format!("http://{bind}"),
+    };
     let transport = match get("SANNIN_SMTP_HOST") {
         Some(host) => {
             let tls = match get("SANNIN_SMTP_TLS").as_deref().map(str::trim) {
@@ -460,39 +489,17 @@ fn mail_settings(
                     return Err(ConfigError::new(var, "set, but SANNIN_SMTP_HOST is not"));
                 }
             }
-            MailTransport::Dir(PathBuf::from(
-                get("SANNIN_MAIL_DIR").unwrap_or_else(|| "mail".into()),
-            ))
-        }
-    };
-    let from = get("SANNIN_MAIL_FROM").unwrap_or_else(|| "Sannin <sannin@localhost>".into());
-    if let Err(e) = from.parse::<lettre::message::Mailbox>() {
-        return Err(ConfigError::new(
-            "SANNIN_MAIL_FROM",
-            format!("`{from}` is not a mailbox such as `Sannin <games@example.org>` ({e})"),
-        ));
-    }
-    let public_url = match get("SANNIN_PUBLIC_URL") {
-        Some(url) => {
-            let url = url.trim().trim_end_matches('/').to_owned();
-            let valid = (url.starts_with("http://") || url.starts_with("https://"))
-                && !url.contains(char::is_whitespace)
-                && reqwest::Url::parse(&url).is_ok();
-            if !valid {
-                return Err(ConfigError::new(
-                    "SANNIN_PUBLIC_URL",
-                    format!("`{url}` is not an http:// or https:// URL"),
-                ));
+            match get("SANNIN_MAIL_DIR") {
+                Some(dir) => MailTransport::Dir(PathBuf::from(dir)),
+                None if environment == Environment::Production => {
+                    return Err(ConfigError::new(
+                        "SANNIN_SMTP_HOST",
+                        "required when SANNIN_ENV=production (or set SANNIN_MAIL_DIR to keep mail in a folder)",
+                    ))
+                }
+                None => MailTransport::Dir(PathBuf::from("mail")),
             }
-            url
         }
-        None if environment == Environment::Production => {
-            return Err(ConfigError::new(
-                "SANNIN_PUBLIC_URL",
-                "required when SANNIN_ENV=production (links in mail start with it)",
-            ))
-        }
-        None => format!("http://{bind}"),
     };
     Ok(MailSettings {
         transport,
@@ -569,10 +576,18 @@ mod tests {
         ])
         .unwrap_err();
         assert_eq!(no_url.var, "SANNIN_PUBLIC_URL");
+        let no_smtp = settings(&[
+            ("SANNIN_ENV", "production"),
+            ("SANNIN_JWT_SECRET", &"k".repeat(32)),
+            ("SANNIN_PUBLIC_URL", "https://sannin.example.org/"),
+        ])
+        .unwrap_err();
+        assert_eq!(no_smtp.var, "SANNIN_SMTP_HOST");
         let ok = settings(&[
             ("SANNIN_ENV", "production"),
             ("SANNIN_JWT_SECRET", &"k".repeat(32)),
             ("SANNIN_PUBLIC_URL", "https://sannin.example.org/"),
+            ("SANNIN_SMTP_HOST", "smtp.example.org"),
         ]);
         assert_eq!(ok.unwrap().mail.public_url, "https://sannin.example.org");
     }

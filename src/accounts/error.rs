@@ -31,6 +31,8 @@ pub enum AccountError {
     TokenNotFound,
     #[error("the address is already verified")]
     AlreadyVerified,
+    #[error("a verification link went to this address moments ago")]
+    TooSoon { retry_after_secs: u64 },
     #[error("the link has expired")]
     LinkExpired,
     #[error("the link is not valid")]
@@ -89,6 +91,7 @@ impl From<AccountError> for ApiError {
                 title: "Already verified",
                 detail: "Your email address is already verified.".into(),
             },
+            AccountError::TooSoon { retry_after_secs } => ApiError::RateLimited { retry_after_secs },
             AccountError::LinkExpired => ApiError::Refused {
                 status: StatusCode::GONE,
                 code: "link-expired",

@@ -141,6 +141,13 @@ pub async fn update_me(
         None => None,
     };
     let email = update.email.map(|e| e.as_str().to_owned());
+    if let Some(new) = email.clone().filter(|e| *e != user.email) {
+        let id = user.id.clone();
+        db::run(&state.pool, move |conn| {
+            verification_allowed(conn, &id, &new)
+        })
+        .await?;
+    }
     let keep = update.keep_session;
     let mail = state.mail.clone();
     db::run(&state.pool, move |conn| {
@@ -182,10 +189,36 @@ pub async fn resend_verification(state: &AppState, user_id: String) -> Result<()
         if user.email_verified {
             return Err(AccountError::AlreadyVerified);
         }
+        verification_allowed(conn, &user.id, &user.email)?;
         notify::mail::queue_verification(conn, &mail, &user, Utc::now().naive_utc())?;
         Ok(())
     })
     .await
+}
+
+/// How often one account may have a verification link sent to one address:
+/// since anyone can type anyone's address, links must not become a way to
+/// flood someone's mailbox.
+const VERIFICATION_EVERY_SECS: i64 = 60;
+
+/// Refuses a verification link to `address` if one went there too recently.
+fn verification_allowed(
+    conn: &mut db::DbConnection,
+    user_id: &str,
+    address: &str,
+) -> Result<(), AccountError> {
+    let now = Utc::now().naive_utc();
+    let since = now - chrono::Duration::seconds(VERIFICATION_EVERY_SECS);
+    let last =
+        db::mail::last_sent_of_kind(conn, user_id, notify::mail::VERIFY_EMAIL, address, since)?;
+    match last {
+        Some(at) => Err(AccountError::TooSoon {
+            retry_after_secs: (at + chrono::Duration::seconds(VERIFICATION_EVERY_SECS) - now)
+                .num_seconds()
+                .max(1) as u64,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Marks an address verified from the token of a verification link. The token

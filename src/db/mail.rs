@@ -11,6 +11,9 @@ use super::DbConnection;
 pub const PENDING: &str = "pending";
 pub const SENT: &str = "sent";
 pub const FAILED: &str = "failed";
+/// No longer wanted by the time it was due: the address changed, or its
+/// owner unsubscribed.
+pub const CANCELLED: &str = "cancelled";
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = mm)]
@@ -61,6 +64,8 @@ pub fn insert_if_new(conn: &mut DbConnection, row: &MailRow) -> QueryResult<bool
 
 /// Claims up to `limit` due messages by moving their due time to
 /// `lease_until`, so a process that dies mid-send leaves them due again later.
+/// The claim counts as an attempt, so even a message whose sending kills the
+/// process runs out of attempts.
 pub fn claim_due(
     conn: &mut DbConnection,
     now: NaiveDateTime,
@@ -82,7 +87,10 @@ pub fn claim_due(
             return Ok(Vec::new());
         }
         diesel::update(mm::table.filter(mm::id.eq_any(&ids)))
-            .set(mm::next_attempt_at.eq(lease_until))
+            .set((
+                mm::next_attempt_at.eq(lease_until),
+                mm::attempts.eq(mm::attempts + 1),
+            ))
             .execute(conn)?;
         mm::table
             .filter(mm::id.eq_any(&ids))
@@ -91,11 +99,37 @@ pub fn claim_due(
     })
 }
 
-pub fn record(conn: &mut DbConnection, id: &str, outcome: &MailOutcome) -> QueryResult<()> {
-    diesel::update(mm::table.find(id))
-        .set(outcome)
-        .execute(conn)
-        .map(drop)
+/// Records an attempt's outcome, if the claim `m` is still this caller's (the
+/// row is pending with the lease it was claimed with); true when recorded.
+pub fn record(conn: &mut DbConnection, m: &MailRow, outcome: &MailOutcome) -> QueryResult<bool> {
+    let updated = diesel::update(
+        mm::table
+            .find(&m.id)
+            .filter(mm::status.eq(PENDING))
+            .filter(mm::next_attempt_at.eq(m.next_attempt_at)),
+    )
+    .set(outcome)
+    .execute(conn)?;
+    Ok(updated == 1)
+}
+
+/// When the user was last sent mail of `kind` to `address` after `since`.
+pub fn last_sent_of_kind(
+    conn: &mut DbConnection,
+    user_id: &str,
+    kind: &str,
+    address: &str,
+    since: NaiveDateTime,
+) -> QueryResult<Option<NaiveDateTime>> {
+    mm::table
+        .filter(mm::user_id.eq(user_id))
+        .filter(mm::kind.eq(kind))
+        .filter(mm::to_address.eq(address))
+        .filter(mm::created_at.gt(since))
+        .select(mm::created_at)
+        .order(mm::created_at.desc())
+        .first(conn)
+        .optional()
 }
 
 /// The user's most recent messages, newest first.
@@ -106,7 +140,7 @@ pub fn recent_of_user(
 ) -> QueryResult<Vec<MailRow>> {
     mm::table
         .filter(mm::user_id.eq(user_id))
-        .order(mm::id.desc())
+        .order((mm::created_at.desc(), mm::id.desc()))
         .limit(limit)
         .load(conn)
 }

@@ -179,6 +179,7 @@ pub async fn patch(
         (status = 202, description = "A new link is on its way"),
         (status = 403, description = "The token lacks `account:write` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The address is already verified (`already-verified`)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "A link went out less than a minute ago (`rate-limited`, with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
         AuthProblems,
     )
 )]
@@ -313,11 +314,10 @@ pub async fn unsubscribe_page(
         "Stop this mail?",
         &format!(
             "<p>Stop mail about {} ({})?</p>\n\
-             <form method=\"post\" action=\"/api/v1/unsubscribe?token={}\">\
+             <form method=\"post\" action=\"\">\
              <button type=\"submit\">Unsubscribe</button></form>",
             escape(what),
             escape(&claim.event_type),
-            escape(&query.token)
         ),
     )
 }

@@ -188,12 +188,18 @@ async fn registration_mails_a_link_that_verifies_the_address(backend: Backend) {
         .wait_for_kind("vera@example.org", "account.verify_email")
         .await;
     let new_link = mail.link("https://sannin.test/api/v1/email/verify?token=");
-    // Asking again sends another link; either works.
+    // Asking for another link at once is refused for a minute, so that
+    // links cannot flood someone's mailbox.
     let res = app
         .authed(Method::POST, "/api/v1/me/email/verification", &token, None)
         .await;
-    assert_eq!(res.status(), StatusCode::ACCEPTED);
-    smtp.wait_for("vera@example.org", 2).await;
+    let retry_after: u64 = res.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&retry_after));
+    assert_problem(res, StatusCode::TOO_MANY_REQUESTS, "rate-limited").await;
     let res = app
         .client
         .post(app.url("/api/v1/email/verify"))
@@ -756,7 +762,50 @@ async fn a_claim_lost_in_a_crash_is_sent_later(backend: Backend) {
     assert_eq!(smtp.mails().len(), 1, "sent once");
 }
 
+async fn mail_no_longer_wanted_is_cancelled(backend: Backend) {
+    let (app, smtp) = app_with_smtp(backend).await;
+    smtp.refuse(true);
+    let user = app.register_user("fickle").await;
+    let token = app.tokens_for(&user).await.access;
+    let mut recent = Value::Null;
+    for _ in 0..200 {
+        recent = notifications(&app, &token).await["recent"][0].clone();
+        if recent["attempts"].as_i64().unwrap_or(0) >= 1 && recent["last_error"].is_string() {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(recent["status"], "pending", "{recent}");
+    // The address changes while the first link waits: that link is never sent.
+    let res = app
+        .patch_me(&token, &json!({"email": "fickle@example.org"}))
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    smtp.refuse(false);
+    smtp.wait_for_kind("fickle@example.org", "account.verify_email")
+        .await;
+    let mut old = Value::Null;
+    for _ in 0..200 {
+        let settings = notifications(&app, &token).await;
+        old = settings["recent"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["to"] == "fickle@example.com")
+            .cloned()
+            .unwrap();
+        if old["status"] != "pending" {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(old["status"], "cancelled", "{old}");
+    assert_eq!(old["last_error"], "the account's address changed");
+    assert!(smtp.to(&user.email).is_empty());
+}
+
 on_both_backends!(
+    mail_no_longer_wanted_is_cancelled,
     a_claim_lost_in_a_crash_is_sent_later,
     mail_goes_over_starttls_with_a_log_in,
     a_relay_with_an_untrusted_certificate_gets_nothing,

@@ -36,8 +36,8 @@ CREATE TABLE outbox_pending (
     PRIMARY KEY (channel, event_id)
 );
 INSERT INTO outbox_pending (channel, event_id)
-    SELECT 'webhook', id FROM game_events
-    WHERE id NOT IN (SELECT event_id FROM webhook_fanout);
+    SELECT 'webhook', e.id FROM game_events e
+    WHERE NOT EXISTS (SELECT 1 FROM webhook_fanout f WHERE f.event_id = e.id);
 DROP TABLE webhook_fanout;
 
 -- Event types a user receives no mail for; every other type is mailed.

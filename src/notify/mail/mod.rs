@@ -11,7 +11,9 @@ pub mod worker;
 use std::sync::Arc;
 
 use chrono::NaiveDateTime;
+use hmac::{Hmac, Mac};
 use lettre::message::Mailbox;
+use sha2::Sha256;
 
 use crate::auth::links::LinkKeys;
 use crate::config::MailSettings;
@@ -58,9 +60,14 @@ impl MailContext {
             .from
             .parse::<Mailbox>()
             .map_err(|e| anyhow::anyhow!("SANNIN_MAIL_FROM: {e}"))?;
+        // Links get a key of their own, derived from the service key, so
+        // that no token of one kind is ever signed with another kind's key.
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret)?;
+        mac.update(b"sannin mail links");
+        let link_key = mac.finalize().into_bytes();
         Ok(Self {
             inner: Arc::new(Inner {
-                links: LinkKeys::new(secret, issuer),
+                links: LinkKeys::new(&link_key, issuer),
                 public_url: settings.public_url.clone(),
                 from,
                 settings: settings.clone(),

@@ -6,6 +6,7 @@
 //! marked `failed` (visible in `GET /api/v1/me/notifications`).
 
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use diesel::Connection as _;
@@ -16,7 +17,7 @@ use crate::db::models::User;
 use crate::db::{self, outbox, DbConnection, Pool};
 
 use super::transport::{self, Failure, Transport};
-use super::{compose, MailContext, MAILED};
+use super::{compose, MailContext, MAILED, VERIFY_EMAIL};
 
 const FANOUT_BATCH: i64 = 500;
 /// Messages claimed at once; they are sent one after the other.
@@ -86,28 +87,60 @@ pub fn fan_out(conn: &mut DbConnection, ctx: &MailContext) -> diesel::QueryResul
     })
 }
 
-/// Records an attempt: sent, a retry later, or failed for good.
+/// What became of one claimed message.
+enum Outcome {
+    Sent,
+    Failed(Failure),
+    /// Not sent: no longer wanted (why).
+    Cancelled(String),
+}
+
+/// Why `m` should no longer be sent, if so: its address is no longer the
+/// account's, is no longer verified, or its kind was unsubscribed since it
+/// was queued.
+fn unwanted(conn: &mut DbConnection, m: &MailRow) -> diesel::QueryResult<Option<String>> {
+    let Some(user) = db::users::find_by_id(conn, &m.user_id)? else {
+        return Ok(Some("the account is gone".into()));
+    };
+    if user.email != m.to_address {
+        return Ok(Some("the account's address changed".into()));
+    }
+    if m.kind != VERIFY_EMAIL && !super::wants(conn, &user, &m.kind)? {
+        return Ok(Some(if user.email_verified {
+            "unsubscribed".into()
+        } else {
+            "the address is not verified".into()
+        }));
+    }
+    Ok(None)
+}
+
+/// Records an attempt (counted when claimed): sent, a retry later, failed for
+/// good, or cancelled. Nothing is written if the claim was lost meanwhile.
 fn record(
     conn: &mut DbConnection,
     m: &MailRow,
-    result: &Result<(), Failure>,
+    outcome: &Outcome,
     scale: f64,
 ) -> diesel::QueryResult<()> {
     let now = Utc::now().naive_utc();
-    let attempts = m.attempts + 1;
-    let outcome = match result {
-        Ok(()) => MailOutcome {
+    let row = match outcome {
+        Outcome::Sent => MailOutcome {
             status: Some(q::SENT.to_owned()),
-            attempts: Some(attempts),
             last_error: Some(None),
             sent_at: Some(now),
             ..Default::default()
         },
-        Err(f) => {
+        Outcome::Cancelled(why) => MailOutcome {
+            status: Some(q::CANCELLED.to_owned()),
+            last_error: Some(Some(why.clone())),
+            ..Default::default()
+        },
+        Outcome::Failed(f) => {
             let retry_at = if f.permanent {
                 None
             } else {
-                crate::notify::retry_delay(attempts as usize, scale).map(|wait| now + wait)
+                crate::notify::retry_delay(m.attempts as usize, scale).map(|wait| now + wait)
             };
             if retry_at.is_none() {
                 tracing::warn!(mail = %m.id, kind = %m.kind, error = %f.message, "mail failed for good");
@@ -121,27 +154,67 @@ fn record(
                     }
                     .to_owned(),
                 ),
-                attempts: Some(attempts),
                 next_attempt_at: retry_at,
                 last_error: Some(Some(f.message.clone())),
-                sent_at: None,
+                ..Default::default()
             }
         }
     };
-    q::record(conn, &m.id, &outcome)
+    if !q::record(conn, m, &row)? {
+        tracing::warn!(mail = %m.id, "a claim ran out before its outcome was recorded");
+    }
+    Ok(())
+}
+
+/// Sends one claimed message, unless it is no longer wanted or has used up
+/// its attempts (claims that died mid-send count too).
+async fn attempt(
+    pool: &Pool,
+    transport: &Transport,
+    ctx: &MailContext,
+    m: &MailRow,
+) -> anyhow::Result<Outcome> {
+    if m.attempts as usize > crate::notify::RETRY_SCHEDULE_SECS.len() + 1 {
+        return Ok(Outcome::Failed(Failure {
+            permanent: true,
+            message: format!("gave up after {} attempts", m.attempts - 1),
+        }));
+    }
+    let row = m.clone();
+    if let Some(why) = db::run(pool, move |conn| {
+        unwanted(conn, &row).map_err(anyhow::Error::from)
+    })
+    .await?
+    {
+        return Ok(Outcome::Cancelled(why));
+    }
+    let sent = match transport::message(m, ctx.from()) {
+        Ok(message) => transport.send(message).await,
+        Err(f) => Err(f),
+    };
+    Ok(match sent {
+        Ok(()) => Outcome::Sent,
+        Err(f) => Outcome::Failed(f),
+    })
 }
 
 /// One pass: fan out, claim what is due, send it, record the outcomes.
+/// Returns how many messages it claimed.
 pub async fn send_once(
     pool: &Pool,
     transport: &Transport,
     ctx: &MailContext,
 ) -> anyhow::Result<usize> {
     let fan_ctx = ctx.clone();
-    db::run(pool, move |conn| {
+    // A failed fan-out (say, a busy database) must not hold up sending.
+    if let Err(e) = db::run(pool, move |conn| {
         fan_out(conn, &fan_ctx).map_err(anyhow::Error::from)
     })
-    .await?;
+    .await
+    {
+        tracing::warn!(error = %format!("{e:#}"), "mail fan-out failed; retrying next pass");
+    }
+    let claimed_at = Instant::now();
     let claimed = db::run(pool, |conn| {
         let now = Utc::now().naive_utc();
         q::claim_due(
@@ -155,14 +228,17 @@ pub async fn send_once(
     .await?;
     let count = claimed.len();
     let scale = ctx.settings().retry_scale;
+    // Stop starting sends that might outlast the lease; the rest is claimed again later.
+    let deadline =
+        Duration::from_secs(LEASE_SECS as u64) - transport::SEND_TIMEOUT - Duration::from_secs(30);
     // One at a time: an SMTP relay takes kindly to neither bursts nor many connections.
     for m in claimed {
-        let result = match transport::message(&m, ctx.from()) {
-            Ok(message) => transport.send(message).await,
-            Err(f) => Err(f),
-        };
+        if claimed_at.elapsed() > deadline {
+            break;
+        }
+        let outcome = attempt(pool, transport, ctx, &m).await?;
         db::run(pool, move |conn| {
-            record(conn, &m, &result, scale).map_err(anyhow::Error::from)
+            record(conn, &m, &outcome, scale).map_err(anyhow::Error::from)
         })
         .await?;
     }
@@ -176,8 +252,16 @@ pub async fn run(pool: Pool, ctx: MailContext, transport: Transport) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        if let Err(e) = send_once(&pool, &transport, &ctx).await {
-            tracing::warn!(error = %format!("{e:#}"), "mail pass failed");
+        // A full batch suggests more is due: keep going until a batch comes back short.
+        loop {
+            match send_once(&pool, &transport, &ctx).await {
+                Ok(n) if n as i64 == CLAIM_BATCH => continue,
+                Ok(_) => break,
+                Err(e) => {
+                    tracing::warn!(error = %format!("{e:#}"), "mail pass failed");
+                    break;
+                }
+            }
         }
     }
 }
