@@ -40,7 +40,6 @@ pub struct MailRow {
 #[diesel(table_name = mm)]
 pub struct MailOutcome {
     pub status: Option<String>,
-    pub attempts: Option<i32>,
     pub next_attempt_at: Option<NaiveDateTime>,
     pub last_error: Option<Option<String>>,
     pub sent_at: Option<NaiveDateTime>,

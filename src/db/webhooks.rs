@@ -197,8 +197,13 @@ pub fn claim_due(
         if ids.is_empty() {
             return Ok(Vec::new());
         }
+        // The claim counts as an attempt, so a delivery whose sending kills
+        // the process still runs out of attempts.
         diesel::update(wd::table.filter(wd::id.eq_any(&ids)))
-            .set(wd::next_attempt_at.eq(lease_until))
+            .set((
+                wd::next_attempt_at.eq(lease_until),
+                wd::attempts.eq(wd::attempts + 1),
+            ))
             .execute(conn)?;
         wd::table
             .inner_join(wh::table)
@@ -213,7 +218,6 @@ pub fn claim_due(
 #[diesel(table_name = wd)]
 pub struct DeliveryOutcome {
     pub status: Option<String>,
-    pub attempts: Option<i32>,
     pub next_attempt_at: Option<NaiveDateTime>,
     pub last_status_code: Option<Option<i32>>,
     pub last_error: Option<Option<String>>,
@@ -221,18 +225,27 @@ pub struct DeliveryOutcome {
     pub delivered_at: Option<NaiveDateTime>,
 }
 
+/// Logs an attempt, and records its outcome on the delivery if the claim `d`
+/// is still the caller's (pending, with the lease it was claimed with); true
+/// when recorded.
 pub fn record_attempt(
     conn: &mut DbConnection,
+    d: &DeliveryRow,
     attempt: &AttemptRow,
     outcome: &DeliveryOutcome,
-) -> QueryResult<()> {
+) -> QueryResult<bool> {
     diesel::insert_into(wa::table)
         .values(attempt)
         .execute(conn)?;
-    diesel::update(wd::table.find(&attempt.delivery_id))
-        .set(outcome)
-        .execute(conn)
-        .map(drop)
+    let updated = diesel::update(
+        wd::table
+            .find(&d.id)
+            .filter(wd::status.eq(PENDING))
+            .filter(wd::next_attempt_at.eq(d.next_attempt_at)),
+    )
+    .set(outcome)
+    .execute(conn)?;
+    Ok(updated == 1)
 }
 
 /// A webhook's deliveries, newest first, at most `limit`.

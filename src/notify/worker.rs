@@ -157,7 +157,8 @@ fn record(
     mail: &MailContext,
 ) -> diesel::QueryResult<()> {
     let now = Utc::now().naive_utc();
-    let attempts = d.attempts + 1;
+    // Counted when claimed.
+    let attempts = d.attempts;
     let delivered = a.error.is_none();
     let gone = a.status_code == Some(410);
     let retry_at = if delivered || gone {
@@ -174,7 +175,6 @@ fn record(
     };
     let outcome = DeliveryOutcome {
         status: Some(status.to_owned()),
-        attempts: Some(attempts),
         next_attempt_at: retry_at,
         last_status_code: Some(a.status_code.map(i32::from)),
         last_error: Some(a.error.clone()),
@@ -190,7 +190,10 @@ fn record(
         error: a.error.clone(),
     };
     conn.transaction(|conn| {
-        q::record_attempt(conn, &attempt, &outcome)?;
+        if !q::record_attempt(conn, d, &attempt, &outcome)? {
+            tracing::warn!(delivery = %d.id, "a claim ran out before its outcome was recorded");
+            return Ok(());
+        }
         if delivered {
             let reset = WebhookChanges {
                 failure_count: Some(0),
@@ -256,7 +259,16 @@ pub async fn deliver_once(
     .await?;
     let count = claimed.len();
     let sends = claimed.into_iter().map(|(d, hook)| async move {
-        let attempt = send(client, &d, &hook, settings.allow_private).await;
+        let attempt = if d.attempts as usize > super::RETRY_SCHEDULE_SECS.len() + 1 {
+            // Claims that died mid-send used the attempts up.
+            Attempt {
+                status_code: None,
+                error: Some(format!("gave up after {} attempts", d.attempts - 1)),
+                duration: Duration::ZERO,
+            }
+        } else {
+            send(client, &d, &hook, settings.allow_private).await
+        };
         let scale = settings.retry_scale;
         let mail = mail.clone();
         db::run(pool, move |conn| {
