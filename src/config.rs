@@ -177,6 +177,8 @@ pub struct Settings {
     pub webhook_poll_interval: Duration,
     /// Outgoing mail.
     pub mail: MailSettings,
+    /// Reverse proxies whose `X-Forwarded-For` is believed (for rate limits).
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 /// How the SMTP connection is secured.
@@ -311,6 +313,27 @@ impl Settings {
 
         let mail = mail_settings(&get, environment, &bind)?;
 
+        let mut trusted_proxies = Vec::new();
+        for entry in get("SANNIN_TRUSTED_PROXIES")
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .filter(|e| !e.is_empty())
+        {
+            let net = entry
+                .parse::<ipnet::IpNet>()
+                .or_else(|_| entry.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                .map_err(|_| {
+                    ConfigError::new(
+                        "SANNIN_TRUSTED_PROXIES",
+                        format!(
+                            "`{entry}` is neither an IP address nor a network such as 10.0.0.0/8"
+                        ),
+                    )
+                })?;
+            trusted_proxies.push(net);
+        }
+
         Ok(Self {
             environment,
             bind,
@@ -374,6 +397,7 @@ impl Settings {
                 3_600_000,
             )?),
             mail,
+            trusted_proxies,
         })
     }
 }
@@ -648,6 +672,7 @@ mod tests {
             ("SANNIN_PUBLIC_URL", "ftp://example.org"),
             ("SANNIN_MAIL_RETRY_SCALE", "0"),
             ("SANNIN_SMTP_CA_FILE", "ca.pem"),
+            ("SANNIN_TRUSTED_PROXIES", "10.0.0.1, proxy.example"),
         ] {
             let err = settings(&[(var, value)]).unwrap_err();
             assert_eq!(err.var, var, "{value}");

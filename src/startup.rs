@@ -12,7 +12,7 @@ use anyhow::Context as _;
 use utoipa_swagger_ui::{Config as SwaggerConfig, SwaggerUi};
 
 use crate::auth::jwt::JwtKeys;
-use crate::auth::rate_limit::RateLimits;
+use crate::auth::rate_limit::{RateLimits, TrustedProxies};
 use crate::auth::{opaque, password};
 use crate::config::Settings;
 use crate::db::{self, Pool};
@@ -64,6 +64,7 @@ impl Application {
                 settings.access_token_ttl,
             ),
             rate_limits: RateLimits::new(settings.auth_rate_limit_per_minute),
+            trusted_proxies: TrustedProxies::new(settings.trusted_proxies.clone()),
             dummy_hash,
             refresh_token_ttl: settings.refresh_token_ttl,
             max_body_bytes: settings.max_body_bytes,

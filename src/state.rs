@@ -10,6 +10,8 @@ pub struct AppState {
     pub pool: Pool,
     pub jwt: JwtKeys,
     pub rate_limits: RateLimits,
+    /// Proxies whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: crate::auth::rate_limit::TrustedProxies,
     /// Verified against when a log-in names no known user (see `auth::password`).
     pub dummy_hash: String,
     pub refresh_token_ttl: Duration,

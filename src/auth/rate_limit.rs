@@ -1,10 +1,12 @@
-//! Per-client-address rate limits on the unauthenticated account endpoints.
+//! Per-client-address rate limits on the unauthenticated account endpoints,
+//! and which address a request comes from when it passes through proxies.
 
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use ipnet::IpNet;
 
 use crate::error::ApiError;
 
@@ -59,9 +61,90 @@ impl RateLimits {
     }
 }
 
+/// Reverse proxies (load balancers) whose `X-Forwarded-For` is believed.
+#[derive(Debug, Clone, Default)]
+pub struct TrustedProxies(Vec<IpNet>);
+
+impl TrustedProxies {
+    pub fn new(nets: Vec<IpNet>) -> Self {
+        Self(nets)
+    }
+
+    fn trusts(&self, ip: IpAddr) -> bool {
+        self.0.iter().any(|net| net.contains(&ip))
+    }
+
+    /// Where a request comes from: the TCP peer, unless the peer is a trusted
+    /// proxy; then the nearest address in `X-Forwarded-For` (read from the
+    /// right, each proxy appending the address it was reached from) that is
+    /// not a trusted proxy. Addresses left of it could be made up by the
+    /// client and are never used. An entry that is not an address ends the
+    /// walk at the last trusted hop.
+    pub fn client(&self, peer: IpAddr, forwarded_for: &[&str]) -> IpAddr {
+        let mut client = peer;
+        if !self.trusts(peer) {
+            return client;
+        }
+        for entry in forwarded_for.iter().rev().flat_map(|h| h.rsplit(',')) {
+            match entry.trim().parse::<IpAddr>() {
+                Ok(ip) => {
+                    client = ip;
+                    if !self.trusts(ip) {
+                        break;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        client
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn forwarded_for_counts_only_behind_trusted_proxies() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        let none = TrustedProxies::default();
+        assert_eq!(
+            none.client(ip("10.0.0.5"), &["203.0.113.7"]),
+            ip("10.0.0.5")
+        );
+
+        let lb = TrustedProxies::new(vec!["10.0.0.0/8".parse().unwrap()]);
+        // An untrusted peer's header is ignored.
+        assert_eq!(
+            lb.client(ip("198.51.100.1"), &["203.0.113.7"]),
+            ip("198.51.100.1")
+        );
+        // Behind the balancer: the address it saw.
+        assert_eq!(
+            lb.client(ip("10.0.0.5"), &["203.0.113.7"]),
+            ip("203.0.113.7")
+        );
+        // A client's made-up entries left of it are not believed.
+        assert_eq!(
+            lb.client(ip("10.0.0.5"), &["1.2.3.4, 203.0.113.7"]),
+            ip("203.0.113.7")
+        );
+        // Two trusted hops, over two header lines.
+        assert_eq!(
+            lb.client(ip("10.0.0.5"), &["192.0.2.9, 10.1.1.1", "10.2.2.2"]),
+            ip("192.0.2.9")
+        );
+        // No header, or garbage: the last trusted hop.
+        assert_eq!(lb.client(ip("10.0.0.5"), &[]), ip("10.0.0.5"));
+        assert_eq!(
+            lb.client(ip("10.0.0.5"), &["junk, 10.3.3.3"]),
+            ip("10.3.3.3")
+        );
+        assert_eq!(
+            lb.client(ip("10.0.0.5"), &["2001:db8::1"]),
+            ip("2001:db8::1")
+        );
+    }
 
     #[test]
     fn refuses_after_the_burst_per_client() {

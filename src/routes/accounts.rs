@@ -99,7 +99,7 @@ pub async fn register(
 ) -> Result<HttpResponse, ApiError> {
     state
         .rate_limits
-        .check(Limited::Registration, super::client_ip(&req))?;
+        .check(Limited::Registration, super::client_ip(&req, &state))?;
     let registration = body.0.parse()?;
     let user = accounts::register(&state, registration).await?;
     tracing::info!(user_id = %user.id, "account registered");

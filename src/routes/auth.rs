@@ -92,7 +92,7 @@ pub async fn token(
 ) -> Result<HttpResponse, ApiError> {
     state
         .rate_limits
-        .check(Limited::Login, super::client_ip(&req))?;
+        .check(Limited::Login, super::client_ip(&req, &state))?;
     let TokenRequest { username, password } = body.0;
     required("username", &username)?;
     required("password", &password)?;
@@ -124,7 +124,7 @@ pub async fn refresh(
 ) -> Result<HttpResponse, ApiError> {
     state
         .rate_limits
-        .check(Limited::Refresh, super::client_ip(&req))?;
+        .check(Limited::Refresh, super::client_ip(&req, &state))?;
     required("refresh_token", &body.0.refresh_token)?;
     let pair = accounts::refresh(&state, body.0.refresh_token).await?;
     Ok(no_store(TokenResponse::from(pair)))

@@ -163,11 +163,18 @@ pub async fn not_found() -> Result<HttpResponse, ApiError> {
     Err(ApiError::RouteNotFound)
 }
 
-/// The client's address, for per-client rate limits. This is the TCP peer:
-/// behind a reverse proxy every client shares the proxy's address.
-pub(crate) fn client_ip(req: &HttpRequest) -> IpAddr {
-    req.peer_addr()
-        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |addr| addr.ip())
+/// The client's address, for per-client rate limits: the TCP peer, or behind
+/// a trusted proxy (`SANNIN_TRUSTED_PROXIES`) the address it forwarded for.
+pub(crate) fn client_ip(req: &HttpRequest, state: &crate::state::AppState) -> IpAddr {
+    let peer = req
+        .peer_addr()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |addr| addr.ip());
+    let forwarded: Vec<&str> = req
+        .headers()
+        .get_all("x-forwarded-for")
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    state.trusted_proxies.client(peer, &forwarded)
 }
 
 /// Stored times are UTC; the API shows them as RFC 3339 with a `Z`.

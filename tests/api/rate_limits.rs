@@ -57,4 +57,56 @@ async fn login_registration_and_refresh_are_limited(backend: Backend) {
     assert_eq!(app.get_me(&tokens.access).await.status(), StatusCode::OK);
 }
 
-crate::on_both_backends!(login_registration_and_refresh_are_limited);
+/// A log-in attempt from `forwarded_for`, as a proxy would pass it on.
+async fn login_via(app: &crate::helpers::TestApp, forwarded_for: &str) -> Response {
+    app.client
+        .post(app.url("/api/v1/auth/token"))
+        .header("x-forwarded-for", forwarded_for)
+        .json(&serde_json::json!({"username": "nobody", "password": "wrong password"}))
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn behind_a_trusted_proxy_each_client_has_its_own_allowance(backend: Backend) {
+    let app = spawn_app_with(backend, |s| {
+        s.auth_rate_limit_per_minute = NonZeroU32::new(2).unwrap();
+        s.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+    })
+    .await;
+    for _ in 0..2 {
+        let res = login_via(&app, "203.0.113.1").await;
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    }
+    assert_limited(login_via(&app, "203.0.113.1").await).await;
+    // Another client behind the same proxy is not held up, nor is one whose
+    // made-up entries precede the address the proxy saw.
+    assert_eq!(
+        login_via(&app, "203.0.113.2").await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_limited(login_via(&app, "198.51.100.9, 203.0.113.1").await).await;
+}
+
+async fn without_trusted_proxies_forwarded_for_is_ignored(backend: Backend) {
+    let app = spawn_app_with(backend, |s| {
+        s.auth_rate_limit_per_minute = NonZeroU32::new(2).unwrap();
+    })
+    .await;
+    // Changing the header does not buy a client new attempts.
+    assert_eq!(
+        login_via(&app, "203.0.113.1").await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        login_via(&app, "203.0.113.2").await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_limited(login_via(&app, "203.0.113.3").await).await;
+}
+
+crate::on_both_backends!(
+    login_registration_and_refresh_are_limited,
+    behind_a_trusted_proxy_each_client_has_its_own_allowance,
+    without_trusted_proxies_forwarded_for_is_ignored,
+);
