@@ -185,3 +185,14 @@ pub fn opt_in(conn: &mut DbConnection, user_id: &str, event_type: &str) -> Query
     .execute(conn)
     .map(drop)
 }
+
+/// Deletes messages that are done (sent, failed or cancelled) and whose last
+/// attempt was before `before`; returns how many.
+pub fn prune(conn: &mut DbConnection, before: NaiveDateTime) -> QueryResult<usize> {
+    diesel::delete(
+        mm::table
+            .filter(mm::status.eq_any([SENT, FAILED, CANCELLED]))
+            .filter(mm::next_attempt_at.lt(before)),
+    )
+    .execute(conn)
+}

@@ -804,7 +804,41 @@ async fn mail_no_longer_wanted_is_cancelled(backend: Backend) {
     assert!(smtp.to(&user.email).is_empty());
 }
 
+async fn finished_mail_is_pruned_and_pending_mail_kept(backend: Backend) {
+    let (app, smtp) = app_with_smtp(backend).await;
+    let sent = app.register_user("pruned").await;
+    smtp.wait_for_kind(&sent.email, "account.verify_email")
+        .await;
+    let sent_token = app.tokens_for(&sent).await.access;
+    smtp.refuse(true);
+    let waiting = app.register_user("waiting").await;
+    let waiting_token = app.tokens_for(&waiting).await.access;
+    for _ in 0..200 {
+        let recent = &notifications(&app, &sent_token).await["recent"];
+        if recent[0]["status"] == "sent" {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // As if the keeping period had passed for everything now finished.
+    let url = sannin::config::DatabaseUrl::parse(&app.database_url()).unwrap();
+    let deleted = actix_web::rt::task::spawn_blocking(move || {
+        let pool = sannin::db::connect(&url, 1, Duration::from_secs(5)).unwrap();
+        let mut conn = pool.get().unwrap();
+        let later = chrono::Utc::now().naive_utc() + chrono::Duration::hours(1);
+        sannin::db::mail::prune(&mut conn, later).unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(deleted, 1);
+    assert_eq!(notifications(&app, &sent_token).await["recent"], json!([]));
+    let waiting_mail = &notifications(&app, &waiting_token).await["recent"][0];
+    assert_eq!(waiting_mail["status"], "pending", "{waiting_mail}");
+}
+
 on_both_backends!(
+    finished_mail_is_pruned_and_pending_mail_kept,
     mail_no_longer_wanted_is_cancelled,
     a_claim_lost_in_a_crash_is_sent_later,
     mail_goes_over_starttls_with_a_log_in,

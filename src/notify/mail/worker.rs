@@ -20,6 +20,10 @@ use super::transport::{self, Failure, Transport};
 use super::{compose, MailContext, MAILED, VERIFY_EMAIL};
 
 const FANOUT_BATCH: i64 = 500;
+/// How long finished messages (and the links in them) are kept.
+pub const KEEP_DAYS: i64 = 30;
+/// How often each process prunes them.
+const PRUNE_EVERY: Duration = Duration::from_secs(3600);
 /// Messages claimed at once; they are sent one after the other.
 const CLAIM_BATCH: i64 = 4;
 /// A claim's lease: longer than sending the whole batch may take, so a live
@@ -250,8 +254,25 @@ pub async fn send_once(
 pub async fn run(pool: Pool, ctx: MailContext, transport: Transport) {
     let mut tick = actix_web::rt::time::interval(ctx.settings().poll_interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut pruned_at: Option<Instant> = None;
     loop {
         tick.tick().await;
+        if pruned_at.is_none_or(|t| t.elapsed() >= PRUNE_EVERY) {
+            pruned_at = Some(Instant::now());
+            let before = Utc::now().naive_utc() - chrono::Duration::days(KEEP_DAYS);
+            match db::run(&pool, move |conn| {
+                q::prune(conn, before).map_err(anyhow::Error::from)
+            })
+            .await
+            {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(
+                    deleted = n,
+                    "pruned finished mail older than {KEEP_DAYS} days"
+                ),
+                Err(e) => tracing::warn!(error = %format!("{e:#}"), "pruning mail failed"),
+            }
+        }
         // A full batch suggests more is due: keep going until a batch comes back short.
         loop {
             match send_once(&pool, &transport, &ctx).await {
