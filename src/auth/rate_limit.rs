@@ -78,26 +78,41 @@ impl TrustedProxies {
     /// proxy; then the nearest address in `X-Forwarded-For` (read from the
     /// right, each proxy appending the address it was reached from) that is
     /// not a trusted proxy. Addresses left of it could be made up by the
-    /// client and are never used. An entry that is not an address ends the
-    /// walk at the last trusted hop.
-    pub fn client(&self, peer: IpAddr, forwarded_for: &[&str]) -> IpAddr {
-        let mut client = peer;
-        if !self.trusts(peer) {
+    /// client and are never used. Empty entries are skipped; an entry that is
+    /// not an address (`None` stands for a header line that is not text) ends
+    /// the walk at the last trusted hop. IPv4 addresses written as IPv6
+    /// (`::ffff:10.0.0.5`, as a dual-stack socket reports them) count as IPv4.
+    pub fn client(&self, peer: IpAddr, forwarded_for: &[Option<&str>]) -> IpAddr {
+        let mut client = peer.to_canonical();
+        if !self.trusts(client) {
             return client;
         }
-        for entry in forwarded_for.iter().rev().flat_map(|h| h.rsplit(',')) {
-            match entry.trim().parse::<IpAddr>() {
-                Ok(ip) => {
-                    client = ip;
-                    if !self.trusts(ip) {
-                        break;
-                    }
+        for line in forwarded_for.iter().rev() {
+            let Some(line) = line else {
+                return client;
+            };
+            for entry in line.rsplit(',').map(str::trim).filter(|e| !e.is_empty()) {
+                let Some(ip) = parse_hop(entry) else {
+                    return client;
+                };
+                client = ip;
+                if !self.trusts(ip) {
+                    return client;
                 }
-                Err(_) => break,
             }
         }
         client
     }
+}
+
+/// One `X-Forwarded-For` entry: an address, possibly with a port
+/// (`203.0.113.7:4711`, `[2001:db8::1]:443`).
+fn parse_hop(entry: &str) -> Option<IpAddr> {
+    entry
+        .parse::<IpAddr>()
+        .or_else(|_| entry.parse::<std::net::SocketAddr>().map(|a| a.ip()))
+        .ok()
+        .map(|ip| ip.to_canonical())
 }
 
 #[cfg(test)]
@@ -107,41 +122,50 @@ mod tests {
     #[test]
     fn forwarded_for_counts_only_behind_trusted_proxies() {
         let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        let client = |t: &TrustedProxies, peer: &str, lines: &[&str]| {
+            let lines: Vec<Option<&str>> = lines.iter().copied().map(Some).collect();
+            t.client(ip(peer), &lines)
+        };
         let none = TrustedProxies::default();
-        assert_eq!(
-            none.client(ip("10.0.0.5"), &["203.0.113.7"]),
-            ip("10.0.0.5")
-        );
+        assert_eq!(client(&none, "10.0.0.5", &["203.0.113.7"]), ip("10.0.0.5"));
 
         let lb = TrustedProxies::new(vec!["10.0.0.0/8".parse().unwrap()]);
         // An untrusted peer's header is ignored.
         assert_eq!(
-            lb.client(ip("198.51.100.1"), &["203.0.113.7"]),
+            client(&lb, "198.51.100.1", &["203.0.113.7"]),
             ip("198.51.100.1")
         );
         // Behind the balancer: the address it saw.
-        assert_eq!(
-            lb.client(ip("10.0.0.5"), &["203.0.113.7"]),
-            ip("203.0.113.7")
-        );
+        assert_eq!(client(&lb, "10.0.0.5", &["203.0.113.7"]), ip("203.0.113.7"));
         // A client's made-up entries left of it are not believed.
         assert_eq!(
-            lb.client(ip("10.0.0.5"), &["1.2.3.4, 203.0.113.7"]),
+            client(&lb, "10.0.0.5", &["1.2.3.4, 203.0.113.7"]),
             ip("203.0.113.7")
         );
         // Two trusted hops, over two header lines.
         assert_eq!(
-            lb.client(ip("10.0.0.5"), &["192.0.2.9, 10.1.1.1", "10.2.2.2"]),
+            client(&lb, "10.0.0.5", &["192.0.2.9, 10.1.1.1", "10.2.2.2"]),
             ip("192.0.2.9")
         );
-        // No header, or garbage: the last trusted hop.
-        assert_eq!(lb.client(ip("10.0.0.5"), &[]), ip("10.0.0.5"));
+        // No header, garbage, or a line that is not text: the last trusted hop.
+        assert_eq!(client(&lb, "10.0.0.5", &[]), ip("10.0.0.5"));
+        assert_eq!(client(&lb, "10.0.0.5", &["junk, 10.3.3.3"]), ip("10.3.3.3"));
         assert_eq!(
-            lb.client(ip("10.0.0.5"), &["junk, 10.3.3.3"]),
-            ip("10.3.3.3")
+            lb.client(ip("10.0.0.5"), &[Some("192.0.2.9"), None]),
+            ip("10.0.0.5")
+        );
+        assert_eq!(client(&lb, "10.0.0.5", &["2001:db8::1"]), ip("2001:db8::1"));
+        // A dual-stack socket's mapped peer, ports, and empty entries.
+        assert_eq!(
+            client(&lb, "::ffff:10.0.0.5", &["203.0.113.7"]),
+            ip("203.0.113.7")
         );
         assert_eq!(
-            lb.client(ip("10.0.0.5"), &["2001:db8::1"]),
+            client(&lb, "10.0.0.5", &["203.0.113.7:4711, , 10.1.1.1,"]),
+            ip("203.0.113.7")
+        );
+        assert_eq!(
+            client(&lb, "10.0.0.5", &["[2001:db8::1]:443"]),
             ip("2001:db8::1")
         );
     }

@@ -112,6 +112,23 @@ pub fn record(conn: &mut DbConnection, m: &MailRow, outcome: &MailOutcome) -> Qu
     Ok(updated == 1)
 }
 
+/// Gives a claimed message back unattempted: due now, its claim's attempt
+/// not counted (if the claim `m` is still the caller's).
+pub fn release(conn: &mut DbConnection, m: &MailRow, now: NaiveDateTime) -> QueryResult<()> {
+    diesel::update(
+        mm::table
+            .find(&m.id)
+            .filter(mm::status.eq(PENDING))
+            .filter(mm::next_attempt_at.eq(m.next_attempt_at)),
+    )
+    .set((
+        mm::attempts.eq(mm::attempts - 1),
+        mm::next_attempt_at.eq(now),
+    ))
+    .execute(conn)
+    .map(drop)
+}
+
 /// When the user was last sent mail of `kind` to `address` after `since`.
 pub fn last_sent_of_kind(
     conn: &mut DbConnection,

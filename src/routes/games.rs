@@ -439,15 +439,18 @@ fn encode_cursor(offset: usize) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("o:{offset}"))
 }
 
+/// The offset a cursor stands for; `None` for anything this server would not
+/// have given out (including offsets the database could not take).
 fn decode_cursor(c: &str) -> Option<usize> {
     let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(c)
         .ok()?;
-    String::from_utf8(raw)
+    let offset: u32 = String::from_utf8(raw)
         .ok()?
         .strip_prefix("o:")?
         .parse()
-        .ok()
+        .ok()?;
+    usize::try_from(offset).ok()
 }
 
 /// The whole state of a game. Anyone may read a game; with your token, it also shows

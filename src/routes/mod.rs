@@ -169,10 +169,10 @@ pub(crate) fn client_ip(req: &HttpRequest, state: &crate::state::AppState) -> Ip
     let peer = req
         .peer_addr()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |addr| addr.ip());
-    let forwarded: Vec<&str> = req
+    let forwarded: Vec<Option<&str>> = req
         .headers()
         .get_all("x-forwarded-for")
-        .filter_map(|v| v.to_str().ok())
+        .map(|v| v.to_str().ok())
         .collect();
     state.trusted_proxies.client(peer, &forwarded)
 }

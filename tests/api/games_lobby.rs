@@ -730,6 +730,8 @@ async fn listing_filters_orders_and_pages(backend: Backend) {
         ("?limit=-1", "query"),
         ("?cursor=not-a-cursor!", "cursor"),
         ("?cursor=eHl6", "cursor"),
+        // An offset past what the database can take (`o:9223372036854775808`).
+        ("?cursor=bzo5MjIzMzcyMDM2ODU0Nzc1ODA4", "cursor"),
         ("?status=won", "status"),
         ("?mine=maybe", "query"),
         ("?my_turn=2", "query"),

@@ -232,12 +232,22 @@ pub async fn send_once(
     .await?;
     let count = claimed.len();
     let scale = ctx.settings().retry_scale;
-    // Stop starting sends that might outlast the lease; the rest is claimed again later.
+    // Start no send that might outlast the lease.
     let deadline =
         Duration::from_secs(LEASE_SECS as u64) - transport::SEND_TIMEOUT - Duration::from_secs(30);
     // One at a time: an SMTP relay takes kindly to neither bursts nor many connections.
-    for m in claimed {
+    let mut claimed = claimed.into_iter();
+    for m in claimed.by_ref() {
         if claimed_at.elapsed() > deadline {
+            // Too late to start this one: give it and the rest back.
+            let rest: Vec<MailRow> = std::iter::once(m).chain(claimed.by_ref()).collect();
+            db::run(pool, move |conn| {
+                let now = Utc::now().naive_utc();
+                rest.iter()
+                    .try_for_each(|m| q::release(conn, m, now))
+                    .map_err(anyhow::Error::from)
+            })
+            .await?;
             break;
         }
         let outcome = attempt(pool, transport, ctx, &m).await?;
