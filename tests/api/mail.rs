@@ -692,6 +692,16 @@ async fn mail_goes_over_starttls_with_a_log_in(backend: Backend) {
     assert_eq!(smtp.logins(), ["relay-user"]);
 }
 
+async fn mail_goes_over_implicit_tls(backend: Backend) {
+    let smtp = SmtpServer::start_implicit_tls();
+    let app = spawn_app_with(backend, |s| smtp.configure(s)).await;
+    let user = app.register_user("wrapped").await;
+    let mail = smtp
+        .wait_for_kind(&user.email, "account.verify_email")
+        .await;
+    assert_eq!(mail.subject(), "Confirm your email address for Sannin");
+}
+
 async fn a_relay_with_an_untrusted_certificate_gets_nothing(backend: Backend) {
     let smtp = SmtpServer::start_secured();
     let app = spawn_app_with(backend, |s| {
@@ -822,6 +832,7 @@ async fn finished_mail_is_pruned_and_pending_mail_kept(backend: Backend) {
 }
 
 on_both_backends!(
+    mail_goes_over_implicit_tls,
     finished_mail_is_pruned_and_pending_mail_kept,
     mail_no_longer_wanted_is_cancelled,
     a_claim_lost_in_a_crash_is_sent_later,

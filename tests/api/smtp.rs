@@ -124,6 +124,7 @@ pub struct Secured {
     pub dir: tempfile::TempDir,
     pub user: String,
     pub password: String,
+    certified: rcgen::CertifiedKey<rcgen::KeyPair>,
 }
 
 impl Secured {
@@ -140,6 +141,7 @@ impl Secured {
             dir,
             user: "relay-user".into(),
             password: "relay password".into(),
+            certified,
         }
     }
 
@@ -148,13 +150,65 @@ impl Secured {
     }
 }
 
+/// Accepts TLS on a port of its own and passes the plain conversation on to
+/// `backend` (as a relay that speaks TLS from the first byte does); returns
+/// its port.
+fn tls_front(secured: &Secured, backend: u16) -> u16 {
+    use tokio_rustls::rustls::{self, pki_types};
+    let cert = pki_types::CertificateDer::from(secured.certified.cert.der().to_vec());
+    let key = pki_types::PrivateKeyDer::Pkcs8(secured.certified.signing_key.serialize_der().into());
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![cert], key)
+        .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            loop {
+                let (tcp, _) = listener.accept().await.unwrap();
+                let acceptor = acceptor.clone();
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    let mut plain = tokio::net::TcpStream::connect(("127.0.0.1", backend))
+                        .await
+                        .unwrap();
+                    let _ = tokio::io::copy_bidirectional(&mut tls, &mut plain).await;
+                });
+            }
+        });
+    });
+    port
+}
+
+/// How the app reaches the server.
+enum Front {
+    Plain,
+    /// STARTTLS and a log-in.
+    StartTls(Secured),
+    /// TLS from the first byte, then plain SMTP behind it.
+    Tls(Secured, u16),
+}
+
 /// The running server.
 pub struct SmtpServer {
     pub port: u16,
     got: Arc<Mutex<Vec<Mail>>>,
     refusing: Arc<AtomicBool>,
     logins: Arc<Mutex<Vec<String>>>,
-    secured: Option<Secured>,
+    front: Front,
 }
 
 impl SmtpServer {
@@ -166,6 +220,15 @@ impl SmtpServer {
     /// A relay with STARTTLS and a log-in.
     pub fn start_secured() -> SmtpServer {
         Self::start_with(Some(Secured::new()))
+    }
+
+    /// A relay reached over TLS from the first byte (no log-in).
+    pub fn start_implicit_tls() -> SmtpServer {
+        let mut server = Self::start_with(None);
+        let secured = Secured::new();
+        let port = tls_front(&secured, server.port);
+        server.front = Front::Tls(secured, port);
+        server
     }
 
     fn start_with(secured: Option<Secured>) -> SmtpServer {
@@ -212,7 +275,10 @@ impl SmtpServer {
             got,
             refusing,
             logins,
-            secured,
+            front: match secured {
+                Some(s) => Front::StartTls(s),
+                None => Front::Plain,
+            },
         }
     }
 
@@ -224,19 +290,26 @@ impl SmtpServer {
     /// Points the app's mail at this server (over STARTTLS with a log-in if
     /// it is secured), polling and retrying quickly.
     pub fn configure(&self, s: &mut Settings) {
-        s.mail.transport = match &self.secured {
-            None => MailTransport::Smtp {
+        s.mail.transport = match &self.front {
+            Front::Plain => MailTransport::Smtp {
                 host: "127.0.0.1".into(),
                 port: self.port,
                 tls: SmtpTls::None,
                 credentials: None,
                 ca_file: None,
             },
-            Some(secured) => MailTransport::Smtp {
+            Front::StartTls(secured) => MailTransport::Smtp {
                 host: "localhost".into(),
                 port: self.port,
                 tls: SmtpTls::StartTls,
                 credentials: Some((secured.user.clone(), Secret::new(secured.password.clone()))),
+                ca_file: Some(secured.ca_file()),
+            },
+            Front::Tls(secured, port) => MailTransport::Smtp {
+                host: "localhost".into(),
+                port: *port,
+                tls: SmtpTls::Tls,
+                credentials: None,
                 ca_file: Some(secured.ca_file()),
             },
         };
