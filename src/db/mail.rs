@@ -72,6 +72,7 @@ pub fn claim_due(
     limit: i64,
 ) -> QueryResult<Vec<MailRow>> {
     conn.transaction(|conn| {
+        super::write_lock(conn)?;
         let due = mm::table
             .filter(mm::status.eq(PENDING))
             .filter(mm::next_attempt_at.le(now))

@@ -24,6 +24,19 @@ use crate::config::DatabaseUrl;
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
 
+/// Takes the database's write lock at the start of a transaction on SQLite
+/// (a write that changes nothing), so that a transaction that reads before it
+/// writes waits its turn under the busy timeout, instead of failing with
+/// "database is locked" when another writer commits in between. On
+/// PostgreSQL row locks and MVCC do that job, and this does nothing.
+pub fn write_lock(conn: &mut DbConnection) -> diesel::QueryResult<()> {
+    use diesel::RunQueryDsl as _;
+    if let DbConnection::Sqlite(c) = conn {
+        diesel::sql_query("UPDATE server_secrets SET name = name WHERE 0").execute(c)?;
+    }
+    Ok(())
+}
+
 /// A connection to whichever backend `DATABASE_URL` names.
 #[derive(diesel::MultiConnection)]
 pub enum DbConnection {

@@ -183,6 +183,7 @@ pub fn claim_due(
     limit: i64,
 ) -> QueryResult<Vec<(DeliveryRow, WebhookRow)>> {
     conn.transaction(|conn| {
+        super::write_lock(conn)?;
         let due = wd::table
             .filter(wd::status.eq(PENDING))
             .filter(wd::next_attempt_at.le(now))

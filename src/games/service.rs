@@ -76,6 +76,7 @@ pub fn create(
     now: NaiveDateTime,
 ) -> Result<Loaded, GameError> {
     conn.transaction(|conn| {
+        db::write_lock(conn)?;
         let creator = db::users::find_by_id(conn, creator_id)?
             .ok_or_else(|| GameError::Forbidden("your account no longer exists".into()))?;
         let mut invitees = Vec::new();
@@ -212,6 +213,7 @@ pub fn join(
     now: NaiveDateTime,
 ) -> Result<Loaded, GameError> {
     conn.transaction(|conn| {
+        db::write_lock(conn)?;
         let mut g = load_for_update(conn, game_id)?;
         if let Some(mine) = g.seat_of(user_id) {
             if mine.state == SeatState::Joined {
@@ -329,6 +331,7 @@ pub fn decline(
     now: NaiveDateTime,
 ) -> Result<Loaded, GameError> {
     conn.transaction(|conn| {
+        db::write_lock(conn)?;
         let mut g = load_for_update(conn, game_id)?;
         let seat = match g.seat_of(user_id) {
             Some(s) if s.state == SeatState::Invited => s.seat,
@@ -357,6 +360,7 @@ pub fn cancel(
     now: NaiveDateTime,
 ) -> Result<Loaded, GameError> {
     conn.transaction(|conn| {
+        db::write_lock(conn)?;
         let mut g = load_for_update(conn, game_id)?;
         if g.row.created_by.as_deref() != Some(user_id) {
             return Err(GameError::Forbidden(
@@ -517,6 +521,7 @@ pub fn play(
     now: NaiveDateTime,
 ) -> Result<Played, GameError> {
     conn.transaction(|conn| {
+        db::write_lock(conn)?;
         let g = load_for_update(conn, game_id)?;
         let seat = g.joined_seat(user_id)?;
         let mv = Move::parse(move_text).map_err(|e| {
@@ -577,6 +582,7 @@ pub fn resign(
     now: NaiveDateTime,
 ) -> Result<Loaded, GameError> {
     conn.transaction(|conn| {
+        db::write_lock(conn)?;
         let g = load_for_update(conn, game_id)?;
         let seat = g.joined_seat(user_id)?;
         match g.status() {
@@ -630,6 +636,7 @@ pub fn propose(
     now: NaiveDateTime,
 ) -> Result<ProposalRow, GameError> {
     conn.transaction(|conn| {
+        db::write_lock(conn)?;
         let mut g = load_for_update(conn, game_id)?;
         let from = g.joined_seat(user_id)?;
         if from == to {
@@ -699,6 +706,7 @@ pub fn answer(
     now: NaiveDateTime,
 ) -> Result<(ProposalRow, Loaded), GameError> {
     conn.transaction(|conn| {
+        db::write_lock(conn)?;
         let mut g = load_for_update(conn, game_id)?;
         let p = db::games::proposals(conn, game_id)?
             .into_iter()
@@ -760,6 +768,7 @@ pub fn time_out(
     now: NaiveDateTime,
 ) -> Result<bool, GameError> {
     let r = conn.transaction(|conn| {
+        db::write_lock(conn)?;
         let g = load_for_update(conn, game_id)?;
         let overdue = g.status() == Status::Active && g.row.deadline.is_some_and(|d| d <= now);
         let Some(p) = g.position().to_move().filter(|_| overdue) else {
@@ -786,6 +795,7 @@ pub fn remind(
     now: NaiveDateTime,
 ) -> Result<bool, GameError> {
     let r = conn.transaction(|conn| {
+        db::write_lock(conn)?;
         let mut g = load_for_update(conn, game_id)?;
         let (Some(deadline), Some(days)) = (g.row.deadline, g.row.days_per_move) else {
             return Ok(false);
@@ -827,6 +837,7 @@ pub fn expire(
     now: NaiveDateTime,
 ) -> Result<bool, GameError> {
     let r = conn.transaction(|conn| {
+        db::write_lock(conn)?;
         let mut g = load_for_update(conn, game_id)?;
         if g.status() != Status::Open || g.row.expires_at.is_none_or(|e| e > now) {
             return Ok(false);
@@ -862,6 +873,7 @@ pub fn import(
     let meta = record.meta();
     let start = *game.start();
     conn.transaction(|conn| {
+        db::write_lock(conn)?;
         let id = new_id();
         let pos = *game.position();
         let days = meta

@@ -188,6 +188,7 @@ pub async fn update(
     };
     db::run(pool, move |conn| {
         conn.transaction(|conn| {
+            db::write_lock(conn)?;
             owned(conn, &id, &user_id)?;
             if let Some(game_id) = &patch.game_id {
                 check_game(conn, game_id)?;
@@ -279,6 +280,7 @@ pub async fn redeliver(
 ) -> Result<Delivery, WebhookError> {
     db::run(pool, move |conn| {
         conn.transaction(|conn| {
+            db::write_lock(conn)?;
             owned(conn, &id, &user_id)?;
             let row =
                 q::find_delivery(conn, &id, &delivery_id)?.ok_or(WebhookError::DeliveryNotFound)?;

@@ -48,6 +48,7 @@ fn wants(hook: &WebhookRow, event_type: &str, game_id: &str) -> bool {
 /// deliveries it wrote.
 pub fn fan_out(conn: &mut DbConnection) -> diesel::QueryResult<usize> {
     conn.transaction(|conn| {
+        db::write_lock(conn)?;
         let events = outbox::take(conn, outbox::WEBHOOK, FANOUT_BATCH)?;
         let mut hooks: HashMap<String, Vec<WebhookRow>> = HashMap::new();
         let mut written = 0;
@@ -190,6 +191,7 @@ fn record(
         error: a.error.clone(),
     };
     conn.transaction(|conn| {
+        db::write_lock(conn)?;
         if !q::record_attempt(conn, d, &attempt, &outcome)? {
             tracing::warn!(delivery = %d.id, "a claim ran out before its outcome was recorded");
             return Ok(());

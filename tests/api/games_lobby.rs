@@ -891,7 +891,29 @@ async fn anyone_may_read_a_game(backend: Backend) {
     assert_eq!(game["your_seat"], Value::Null);
 }
 
+/// Many games created at once while every background worker (mail, webhooks,
+/// deadline sweep) writes too: no request may fail on a busy database (on
+/// SQLite a transaction that reads before it writes once failed with
+/// "database is locked" when a worker committed in between).
+async fn creating_games_while_the_workers_write_never_fails(backend: Backend) {
+    let app = spawn_app_with(backend, |s| {
+        s.mail.poll_interval = Duration::from_millis(5);
+        s.webhook_poll_interval = Duration::from_millis(5);
+        s.sweep_interval = Duration::from_millis(100);
+    })
+    .await;
+    let t = app.trio("busy").await;
+    let body = json!({"seat": "first", "invite": [t.names[1], t.names[2]], "days_per_move": 1});
+    for _ in 0..10 {
+        let batch = (0..12).map(|_| app.create_game(&t.tokens[0], &body));
+        for res in futures_util::future::join_all(batch).await {
+            assert_eq!(res.status(), StatusCode::CREATED, "{:?}", res.text().await);
+        }
+    }
+}
+
 on_both_backends!(
+    creating_games_while_the_workers_write_never_fails,
     create_validation_names_the_field,
     open_seats_fill_then_the_game_starts,
     invitation_decline_opens_the_seat,

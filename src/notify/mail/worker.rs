@@ -39,6 +39,7 @@ struct Recipient {
 /// Turns outbox events not yet considered into messages; returns how many it queued.
 pub fn fan_out(conn: &mut DbConnection, ctx: &MailContext) -> diesel::QueryResult<usize> {
     conn.transaction(|conn| {
+        db::write_lock(conn)?;
         let events = outbox::take(conn, outbox::MAIL, FANOUT_BATCH)?;
         let mut recipients: HashMap<String, Option<Recipient>> = HashMap::new();
         let mut queued = 0;
