@@ -109,6 +109,22 @@ async fn create(app: &TestApp, bearer: &str, body: Value) -> Value {
     res.json().await.unwrap()
 }
 
+/// A webhook of `bearer`'s for `game.move` events, pointing at `rx`.
+async fn move_hook(app: &TestApp, bearer: &str, rx: &Receiver) -> Value {
+    create(app, bearer, json!({"url": rx.url, "events": ["game.move"]})).await
+}
+
+/// Asks for a `webhook.ping` to webhook `id`.
+async fn ping(app: &TestApp, bearer: &str, id: &str) -> reqwest::Response {
+    app.authed(
+        Method::POST,
+        &format!("/api/v1/webhooks/{id}/ping"),
+        bearer,
+        None,
+    )
+    .await
+}
+
 async fn get_json(app: &TestApp, bearer: &str, path: &str) -> Value {
     let res = app.authed(Method::GET, path, bearer, None).await;
     assert_eq!(res.status(), StatusCode::OK);
@@ -212,24 +228,12 @@ async fn ping_is_signed_logged_and_redelivered(backend: Backend) {
     let app = app(backend, "1").await;
     let t = app.trio("whp").await;
     let rx = Receiver::start();
-    let hook = create(
-        &app,
-        &t.tokens[0],
-        json!({"url": rx.url, "events": ["game.move"]}),
-    )
-    .await;
+    let hook = move_hook(&app, &t.tokens[0], &rx).await;
     let (id, secret) = (
         hook["id"].as_str().unwrap(),
         hook["secret"].as_str().unwrap(),
     );
-    let res = app
-        .authed(
-            Method::POST,
-            &format!("/api/v1/webhooks/{id}/ping"),
-            &t.tokens[0],
-            None,
-        )
-        .await;
+    let res = ping(&app, &t.tokens[0], id).await;
     assert_eq!(res.status(), StatusCode::ACCEPTED);
     let got = rx.wait_for(1).await;
     let body = verified(secret, &got[0]);
@@ -323,20 +327,9 @@ async fn retries_deliver_once_the_receiver_is_back(backend: Backend) {
     let t = app.trio("whr").await;
     let rx = Receiver::start();
     rx.status.store(503, Ordering::SeqCst);
-    let hook = create(
-        &app,
-        &t.tokens[0],
-        json!({"url": rx.url, "events": ["game.move"]}),
-    )
-    .await;
+    let hook = move_hook(&app, &t.tokens[0], &rx).await;
     let id = hook["id"].as_str().unwrap();
-    app.authed(
-        Method::POST,
-        &format!("/api/v1/webhooks/{id}/ping"),
-        &t.tokens[0],
-        None,
-    )
-    .await;
+    ping(&app, &t.tokens[0], id).await;
     rx.wait_for(2).await;
     rx.status.store(200, Ordering::SeqCst);
     let list = wait_deliveries(&app, &t.tokens[0], id, |l| l[0]["status"] == "delivered").await;
@@ -356,20 +349,9 @@ async fn gone_disables_the_webhook(backend: Backend) {
     let t = app.trio("whx").await;
     let rx = Receiver::start();
     rx.status.store(410, Ordering::SeqCst);
-    let hook = create(
-        &app,
-        &t.tokens[0],
-        json!({"url": rx.url, "events": ["game.move"]}),
-    )
-    .await;
+    let hook = move_hook(&app, &t.tokens[0], &rx).await;
     let id = hook["id"].as_str().unwrap();
-    app.authed(
-        Method::POST,
-        &format!("/api/v1/webhooks/{id}/ping"),
-        &t.tokens[0],
-        None,
-    )
-    .await;
+    ping(&app, &t.tokens[0], id).await;
     let list = wait_deliveries(&app, &t.tokens[0], id, |l| l[0]["status"] == "failed").await;
     assert_eq!(list[0]["attempts"].as_array().unwrap().len(), 1);
     let shown = get_json(&app, &t.tokens[0], &format!("/api/v1/webhooks/{id}")).await;
@@ -382,20 +364,9 @@ async fn exhausted_retries_fail_and_disable(backend: Backend) {
     let t = app.trio("whf").await;
     let rx = Receiver::start();
     rx.status.store(500, Ordering::SeqCst);
-    let hook = create(
-        &app,
-        &t.tokens[0],
-        json!({"url": rx.url, "events": ["game.move"]}),
-    )
-    .await;
+    let hook = move_hook(&app, &t.tokens[0], &rx).await;
     let id = hook["id"].as_str().unwrap();
-    app.authed(
-        Method::POST,
-        &format!("/api/v1/webhooks/{id}/ping"),
-        &t.tokens[0],
-        None,
-    )
-    .await;
+    ping(&app, &t.tokens[0], id).await;
     let list = wait_deliveries(&app, &t.tokens[0], id, |l| l[0]["status"] == "failed").await;
     assert_eq!(list[0]["attempts"].as_array().unwrap().len(), 10);
     let shown = get_json(&app, &t.tokens[0], &format!("/api/v1/webhooks/{id}")).await;
@@ -415,23 +386,11 @@ async fn two_workers_deliver_each_event_once(backend: Backend) {
         .await;
     let t = app.trio("wh2").await;
     let rx = Receiver::start();
-    let hook = create(
-        &app,
-        &t.tokens[0],
-        json!({"url": rx.url, "events": ["game.move"]}),
-    )
-    .await;
+    let hook = move_hook(&app, &t.tokens[0], &rx).await;
     let id = hook["id"].as_str().unwrap();
     const PINGS: usize = 20;
     for _ in 0..PINGS {
-        let res = other
-            .authed(
-                Method::POST,
-                &format!("/api/v1/webhooks/{id}/ping"),
-                &t.tokens[0],
-                None,
-            )
-            .await;
+        let res = ping(&other, &t.tokens[0], id).await;
         assert_eq!(res.status(), StatusCode::ACCEPTED);
     }
     wait_deliveries(&app, &t.tokens[0], id, |l| {
@@ -460,20 +419,9 @@ async fn a_claim_lost_in_a_crash_is_delivered_later(backend: Backend) {
     .await;
     let t = app.trio("whk").await;
     let rx = Receiver::start();
-    let hook = create(
-        &app,
-        &t.tokens[0],
-        json!({"url": rx.url, "events": ["game.move"]}),
-    )
-    .await;
+    let hook = move_hook(&app, &t.tokens[0], &rx).await;
     let id = hook["id"].as_str().unwrap();
-    app.authed(
-        Method::POST,
-        &format!("/api/v1/webhooks/{id}/ping"),
-        &t.tokens[0],
-        None,
-    )
-    .await;
+    ping(&app, &t.tokens[0], id).await;
 
     // The crashed process: claims with a one-second lease and never sends.
     let url = sannin::config::DatabaseUrl::parse(&app.database_url()).unwrap();
@@ -512,20 +460,9 @@ async fn private_targets_are_refused_at_delivery(backend: Backend) {
     .await;
     let t = app.trio("whv").await;
     let rx = Receiver::start();
-    let hook = create(
-        &app,
-        &t.tokens[0],
-        json!({"url": rx.url, "events": ["game.move"]}),
-    )
-    .await;
+    let hook = move_hook(&app, &t.tokens[0], &rx).await;
     let id = hook["id"].as_str().unwrap();
-    app.authed(
-        Method::POST,
-        &format!("/api/v1/webhooks/{id}/ping"),
-        &t.tokens[0],
-        None,
-    )
-    .await;
+    ping(&app, &t.tokens[0], id).await;
     let _strict = app
         .restart_with(|s| s.webhook_poll_interval = Duration::from_millis(50))
         .await;
