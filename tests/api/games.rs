@@ -153,71 +153,42 @@ async fn voluntary_alliance_by_proposal(backend: Backend) {
             .await
         }
     };
+    let answer = |token: usize, proposal: &Value, verb: &str| {
+        let path = format!(
+            "/api/v1/games/{id}/alliance/proposals/{}/{verb}",
+            proposal["id"].as_str().unwrap()
+        );
+        let (app, t) = (&app, &t);
+        async move {
+            app.authed(Method::POST, &path, &t.tokens[token], None)
+                .await
+        }
+    };
     // Withdrawn and declined proposals change nothing.
     let p: Value = propose(0, "middle").await.json().await.unwrap();
     assert_eq!(p["status"], "pending");
-    let res = app
-        .authed(
-            Method::POST,
-            &format!(
-                "/api/v1/games/{id}/alliance/proposals/{}/accept",
-                p["id"].as_str().unwrap()
-            ),
-            &t.tokens[2],
-            None,
-        )
-        .await;
+    let res = answer(2, &p, "accept").await;
     assert_problem(res, StatusCode::FORBIDDEN, "forbidden").await;
-    let res = app
-        .authed(
-            Method::POST,
-            &format!(
-                "/api/v1/games/{id}/alliance/proposals/{}/withdraw",
-                p["id"].as_str().unwrap()
-            ),
-            &t.tokens[0],
-            None,
-        )
-        .await;
+    let res = answer(0, &p, "withdraw").await;
     assert_eq!(res.status(), StatusCode::OK);
     let p: Value = propose(1, "last").await.json().await.unwrap();
     let bob_heard = types(&app.events(&t.tokens[2], &id).await);
     assert!(bob_heard.contains(&"game.alliance_proposed".to_owned()));
-    let res = app
-        .authed(
-            Method::POST,
-            &format!(
-                "/api/v1/games/{id}/alliance/proposals/{}/decline",
-                p["id"].as_str().unwrap()
-            ),
-            &t.tokens[2],
-            None,
-        )
-        .await;
-    let answer: Value = res.json().await.unwrap();
-    assert_eq!(answer["proposal"]["status"], "declined");
-    assert_eq!(answer["game"]["alliance"], Value::Null);
+    let res = answer(2, &p, "decline").await;
+    let answered: Value = res.json().await.unwrap();
+    assert_eq!(answered["proposal"]["status"], "declined");
+    assert_eq!(answered["game"]["alliance"], Value::Null);
 
     // Middle proposes to Last, Last accepts: the alliance forms between moves.
     let p: Value = propose(1, "last").await.json().await.unwrap();
     let other: Value = propose(0, "last").await.json().await.unwrap();
     let game = app.game_json(&t.tokens[0], &id).await;
     assert_eq!(game["alliance_proposals"].as_array().unwrap().len(), 2);
-    let res = app
-        .authed(
-            Method::POST,
-            &format!(
-                "/api/v1/games/{id}/alliance/proposals/{}/accept",
-                p["id"].as_str().unwrap()
-            ),
-            &t.tokens[2],
-            None,
-        )
-        .await;
+    let res = answer(2, &p, "accept").await;
     assert_eq!(res.status(), StatusCode::OK);
-    let answer: Value = res.json().await.unwrap();
-    assert_eq!(answer["proposal"]["status"], "accepted");
-    let game = &answer["game"];
+    let answered: Value = res.json().await.unwrap();
+    assert_eq!(answered["proposal"]["status"], "accepted");
+    let game = &answered["game"];
     assert_eq!(game["alliance"]["seats"], json!(["middle", "last"]));
     assert_eq!(game["ply"], 1, "an alliance is not a move");
     assert_eq!(game["to_move"], "first");
@@ -228,17 +199,7 @@ async fn voluntary_alliance_by_proposal(backend: Backend) {
         json!([]),
         "the other proposal lapsed"
     );
-    let res = app
-        .authed(
-            Method::POST,
-            &format!(
-                "/api/v1/games/{id}/alliance/proposals/{}/accept",
-                other["id"].as_str().unwrap()
-            ),
-            &t.tokens[2],
-            None,
-        )
-        .await;
+    let res = answer(2, &other, "accept").await;
     assert_problem(res, StatusCode::CONFLICT, "game-state").await;
     let res = propose(0, "middle").await;
     assert_problem(res, StatusCode::CONFLICT, "alliance-not-allowed").await;
