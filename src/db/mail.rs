@@ -71,8 +71,7 @@ pub fn claim_due(
     lease_until: NaiveDateTime,
     limit: i64,
 ) -> QueryResult<Vec<MailRow>> {
-    conn.transaction(|conn| {
-        super::write_lock(conn)?;
+    super::write_transaction(conn, |conn| {
         let due = mm::table
             .filter(mm::status.eq(PENDING))
             .filter(mm::next_attempt_at.le(now))

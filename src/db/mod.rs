@@ -24,17 +24,23 @@ use crate::config::DatabaseUrl;
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
 
-/// Takes the database's write lock at the start of a transaction on SQLite
-/// (a write that changes nothing), so that a transaction that reads before it
-/// writes waits its turn under the busy timeout, instead of failing with
-/// "database is locked" when another writer commits in between. On
-/// PostgreSQL row locks and MVCC do that job, and this does nothing.
-pub fn write_lock(conn: &mut DbConnection) -> diesel::QueryResult<()> {
+/// A transaction for work that writes. On SQLite it takes the database's
+/// write lock first (a write that changes nothing), so that work which reads
+/// before it writes waits its turn under the busy timeout, instead of failing
+/// with "database is locked" when another writer commits in between. On
+/// PostgreSQL row locks and MVCC do that job, and it is a plain transaction.
+pub fn write_transaction<T, E, F>(conn: &mut DbConnection, f: F) -> Result<T, E>
+where
+    F: FnOnce(&mut DbConnection) -> Result<T, E>,
+    E: From<diesel::result::Error>,
+{
     use diesel::RunQueryDsl as _;
-    if let DbConnection::Sqlite(c) = conn {
-        diesel::sql_query("UPDATE server_secrets SET name = name WHERE 0").execute(c)?;
-    }
-    Ok(())
+    conn.transaction(|conn| {
+        if let DbConnection::Sqlite(c) = conn {
+            diesel::sql_query("UPDATE server_secrets SET name = name WHERE 0").execute(c)?;
+        }
+        f(conn)
+    })
 }
 
 /// A connection to whichever backend `DATABASE_URL` names.

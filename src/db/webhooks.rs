@@ -182,8 +182,7 @@ pub fn claim_due(
     lease_until: NaiveDateTime,
     limit: i64,
 ) -> QueryResult<Vec<(DeliveryRow, WebhookRow)>> {
-    conn.transaction(|conn| {
-        super::write_lock(conn)?;
+    super::write_transaction(conn, |conn| {
         let due = wd::table
             .filter(wd::status.eq(PENDING))
             .filter(wd::next_attempt_at.le(now))

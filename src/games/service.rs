@@ -4,7 +4,6 @@
 //! the unique (game, ply) and (game, seq) keys and by the game row's version.
 
 use chrono::{Duration, NaiveDateTime};
-use diesel::Connection as _;
 use serde_json::json;
 
 use crate::db::games::{ActionRow, GameRow, ProposalRow, SeatRow};
@@ -75,8 +74,7 @@ pub fn create(
     new: NewGame,
     now: NaiveDateTime,
 ) -> Result<Loaded, GameError> {
-    conn.transaction(|conn| {
-        db::write_lock(conn)?;
+    db::write_transaction(conn, |conn| {
         let creator = db::users::find_by_id(conn, creator_id)?
             .ok_or_else(|| GameError::Forbidden("your account no longer exists".into()))?;
         let mut invitees = Vec::new();
@@ -212,8 +210,7 @@ pub fn join(
     wanted: Option<Player>,
     now: NaiveDateTime,
 ) -> Result<Loaded, GameError> {
-    conn.transaction(|conn| {
-        db::write_lock(conn)?;
+    db::write_transaction(conn, |conn| {
         let mut g = load_for_update(conn, game_id)?;
         if let Some(mine) = g.seat_of(user_id) {
             if mine.state == SeatState::Joined {
@@ -330,8 +327,7 @@ pub fn decline(
     game_id: &str,
     now: NaiveDateTime,
 ) -> Result<Loaded, GameError> {
-    conn.transaction(|conn| {
-        db::write_lock(conn)?;
+    db::write_transaction(conn, |conn| {
         let mut g = load_for_update(conn, game_id)?;
         let seat = match g.seat_of(user_id) {
             Some(s) if s.state == SeatState::Invited => s.seat,
@@ -339,14 +335,31 @@ pub fn decline(
             None => return Err(GameError::NotAPlayer),
         };
         if g.status() != Status::Open {
-            return Err(GameError::State(format!("the game is {}", g.status().as_str())));
+            return Err(GameError::State(format!(
+                "the game is {}",
+                g.status().as_str()
+            )));
         }
-        let open = SeatInfo { seat, user_id: None, username: None, display_name: None, state: SeatState::Open, joined_at: None };
+        let open = SeatInfo {
+            seat,
+            user_id: None,
+            username: None,
+            display_name: None,
+            state: SeatState::Open,
+            joined_at: None,
+        };
         db::games::update_seat(conn, &open.to_row(game_id))?;
         let name = g.seat(seat).username.clone();
         save_row(conn, &mut g.row, now)?;
         if let Some(creator) = g.row.created_by.clone() {
-            emit(conn, game_id, events::DECLINED, [creator.as_str()], json!({"seat": seat_name(seat), "username": name}), now)?;
+            emit(
+                conn,
+                game_id,
+                events::DECLINED,
+                [creator.as_str()],
+                json!({"seat": seat_name(seat), "username": name}),
+                now,
+            )?;
         }
         load(conn, game_id)
     })
@@ -359,8 +372,7 @@ pub fn cancel(
     game_id: &str,
     now: NaiveDateTime,
 ) -> Result<Loaded, GameError> {
-    conn.transaction(|conn| {
-        db::write_lock(conn)?;
+    db::write_transaction(conn, |conn| {
         let mut g = load_for_update(conn, game_id)?;
         if g.row.created_by.as_deref() != Some(user_id) {
             return Err(GameError::Forbidden(
@@ -520,8 +532,7 @@ pub fn play(
     ply: i64,
     now: NaiveDateTime,
 ) -> Result<Played, GameError> {
-    conn.transaction(|conn| {
-        db::write_lock(conn)?;
+    db::write_transaction(conn, |conn| {
         let g = load_for_update(conn, game_id)?;
         let seat = g.joined_seat(user_id)?;
         let mv = Move::parse(move_text).map_err(|e| {
@@ -581,8 +592,7 @@ pub fn resign(
     game_id: &str,
     now: NaiveDateTime,
 ) -> Result<Loaded, GameError> {
-    conn.transaction(|conn| {
-        db::write_lock(conn)?;
+    db::write_transaction(conn, |conn| {
         let g = load_for_update(conn, game_id)?;
         let seat = g.joined_seat(user_id)?;
         match g.status() {
@@ -635,8 +645,7 @@ pub fn propose(
     to: Player,
     now: NaiveDateTime,
 ) -> Result<ProposalRow, GameError> {
-    conn.transaction(|conn| {
-        db::write_lock(conn)?;
+    db::write_transaction(conn, |conn| {
         let mut g = load_for_update(conn, game_id)?;
         let from = g.joined_seat(user_id)?;
         if from == to {
@@ -705,8 +714,7 @@ pub fn answer(
     answer: Answer,
     now: NaiveDateTime,
 ) -> Result<(ProposalRow, Loaded), GameError> {
-    conn.transaction(|conn| {
-        db::write_lock(conn)?;
+    db::write_transaction(conn, |conn| {
         let mut g = load_for_update(conn, game_id)?;
         let p = db::games::proposals(conn, game_id)?
             .into_iter()
@@ -767,8 +775,7 @@ pub fn time_out(
     game_id: &str,
     now: NaiveDateTime,
 ) -> Result<bool, GameError> {
-    let r = conn.transaction(|conn| {
-        db::write_lock(conn)?;
+    let r = db::write_transaction(conn, |conn| {
         let g = load_for_update(conn, game_id)?;
         let overdue = g.status() == Status::Active && g.row.deadline.is_some_and(|d| d <= now);
         let Some(p) = g.position().to_move().filter(|_| overdue) else {
@@ -794,8 +801,7 @@ pub fn remind(
     game_id: &str,
     now: NaiveDateTime,
 ) -> Result<bool, GameError> {
-    let r = conn.transaction(|conn| {
-        db::write_lock(conn)?;
+    let r = db::write_transaction(conn, |conn| {
         let mut g = load_for_update(conn, game_id)?;
         let (Some(deadline), Some(days)) = (g.row.deadline, g.row.days_per_move) else {
             return Ok(false);
@@ -836,8 +842,7 @@ pub fn expire(
     game_id: &str,
     now: NaiveDateTime,
 ) -> Result<bool, GameError> {
-    let r = conn.transaction(|conn| {
-        db::write_lock(conn)?;
+    let r = db::write_transaction(conn, |conn| {
         let mut g = load_for_update(conn, game_id)?;
         if g.status() != Status::Open || g.row.expires_at.is_none_or(|e| e > now) {
             return Ok(false);
@@ -872,8 +877,7 @@ pub fn import(
         .map_err(|e| GameError::invalid("record", e.code(), e.to_string()))?;
     let meta = record.meta();
     let start = *game.start();
-    conn.transaction(|conn| {
-        db::write_lock(conn)?;
+    db::write_transaction(conn, |conn| {
         let id = new_id();
         let pos = *game.position();
         let days = meta

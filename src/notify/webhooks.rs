@@ -3,7 +3,6 @@
 
 use actix_web::http::StatusCode;
 use chrono::{NaiveDateTime, Utc};
-use diesel::Connection as _;
 use serde_json::json;
 
 use crate::db::webhooks::{self as q, AttemptRow, DeliveryRow, WebhookChanges, WebhookRow};
@@ -187,8 +186,7 @@ pub async fn update(
         None => None,
     };
     db::run(pool, move |conn| {
-        conn.transaction(|conn| {
-            db::write_lock(conn)?;
+        db::write_transaction(conn, |conn| {
             owned(conn, &id, &user_id)?;
             if let Some(game_id) = &patch.game_id {
                 check_game(conn, game_id)?;
@@ -279,8 +277,7 @@ pub async fn redeliver(
     delivery_id: String,
 ) -> Result<Delivery, WebhookError> {
     db::run(pool, move |conn| {
-        conn.transaction(|conn| {
-            db::write_lock(conn)?;
+        db::write_transaction(conn, |conn| {
             owned(conn, &id, &user_id)?;
             let row =
                 q::find_delivery(conn, &id, &delivery_id)?.ok_or(WebhookError::DeliveryNotFound)?;

@@ -12,7 +12,6 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use chrono::{NaiveDateTime, Utc};
-use diesel::Connection as _;
 use serde_json::{json, Value};
 
 use crate::db::webhooks::WebhookRow;
@@ -47,8 +46,7 @@ fn wants(hook: &WebhookRow, event_type: &str, game_id: &str) -> bool {
 /// Turns outbox events not yet fanned out into deliveries; returns how many
 /// deliveries it wrote.
 pub fn fan_out(conn: &mut DbConnection) -> diesel::QueryResult<usize> {
-    conn.transaction(|conn| {
-        db::write_lock(conn)?;
+    db::write_transaction(conn, |conn| {
         let events = outbox::take(conn, outbox::WEBHOOK, FANOUT_BATCH)?;
         let mut hooks: HashMap<String, Vec<WebhookRow>> = HashMap::new();
         let mut written = 0;
@@ -190,8 +188,7 @@ fn record(
         duration_ms: outcome.last_duration_ms.unwrap_or(0),
         error: a.error.clone(),
     };
-    conn.transaction(|conn| {
-        db::write_lock(conn)?;
+    db::write_transaction(conn, |conn| {
         if !q::record_attempt(conn, d, &attempt, &outcome)? {
             tracing::warn!(delivery = %d.id, "a claim ran out before its outcome was recorded");
             return Ok(());

@@ -9,7 +9,6 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use diesel::Connection as _;
 use serde_json::Value;
 
 use crate::db::mail::{self as q, MailOutcome, MailRow};
@@ -38,8 +37,7 @@ struct Recipient {
 
 /// Turns outbox events not yet considered into messages; returns how many it queued.
 pub fn fan_out(conn: &mut DbConnection, ctx: &MailContext) -> diesel::QueryResult<usize> {
-    conn.transaction(|conn| {
-        db::write_lock(conn)?;
+    db::write_transaction(conn, |conn| {
         let events = outbox::take(conn, outbox::MAIL, FANOUT_BATCH)?;
         let mut recipients: HashMap<String, Option<Recipient>> = HashMap::new();
         let mut queued = 0;
