@@ -170,6 +170,10 @@ pub struct Settings {
     pub invitation_days: u64,
     /// Whether webhooks may target private, loopback and link-local addresses.
     pub webhook_allow_private: bool,
+    /// Networks webhooks may target although they are not publicly routable.
+    pub webhook_allow_networks: Vec<ipnet::IpNet>,
+    /// Ports webhooks may target.
+    pub webhook_ports: Vec<std::ops::RangeInclusive<u16>>,
     /// Factor on the webhook retry schedule (1 = 5 s, 5 min, … 24 h); small
     /// values make retries quick for tests and demonstrations.
     pub webhook_retry_scale: f64,
@@ -313,26 +317,12 @@ impl Settings {
 
         let mail = mail_settings(&get, environment, &bind)?;
 
-        let mut trusted_proxies = Vec::new();
-        for entry in get("SANNIN_TRUSTED_PROXIES")
-            .unwrap_or_default()
-            .split(',')
-            .map(str::trim)
-            .filter(|e| !e.is_empty())
-        {
-            let net = entry
-                .parse::<ipnet::IpNet>()
-                .or_else(|_| entry.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
-                .map_err(|_| {
-                    ConfigError::new(
-                        "SANNIN_TRUSTED_PROXIES",
-                        format!(
-                            "`{entry}` is neither an IP address nor a network such as 10.0.0.0/8"
-                        ),
-                    )
-                })?;
-            trusted_proxies.push(net);
-        }
+        let trusted_proxies = networks(&get, "SANNIN_TRUSTED_PROXIES")?;
+        let webhook_allow_networks = networks(&get, "SANNIN_WEBHOOK_ALLOW_NETWORKS")?;
+        let webhook_ports = match get("SANNIN_WEBHOOK_PORTS") {
+            None => crate::notify::targets::default_ports(),
+            Some(raw) => ports(&raw).map_err(|m| ConfigError::new("SANNIN_WEBHOOK_PORTS", m))?,
+        };
 
         Ok(Self {
             environment,
@@ -388,6 +378,8 @@ impl Settings {
             )?),
             invitation_days: number(&get, "SANNIN_INVITATION_DAYS", 14, 1, 365)?,
             webhook_allow_private,
+            webhook_allow_networks,
+            webhook_ports,
             webhook_retry_scale,
             webhook_poll_interval: Duration::from_millis(number(
                 &get,
@@ -400,6 +392,60 @@ impl Settings {
             trusted_proxies,
         })
     }
+}
+
+/// A comma-separated list of addresses and networks (`10.0.0.0/8`).
+fn networks(
+    get: &impl Fn(&'static str) -> Option<String>,
+    var: &'static str,
+) -> Result<Vec<ipnet::IpNet>, ConfigError> {
+    let mut out = Vec::new();
+    for entry in get(var)
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+    {
+        let net = entry
+            .parse::<ipnet::IpNet>()
+            .or_else(|_| entry.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+            .map_err(|_| {
+                ConfigError::new(
+                    var,
+                    format!("`{entry}` is neither an IP address nor a network such as 10.0.0.0/8"),
+                )
+            })?;
+        out.push(net);
+    }
+    Ok(out)
+}
+
+/// A comma-separated list of ports and ranges (`80,443,1024-65535`).
+fn ports(raw: &str) -> Result<Vec<std::ops::RangeInclusive<u16>>, String> {
+    let mut out = Vec::new();
+    for entry in raw.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        let port = |p: &str| {
+            p.trim()
+                .parse::<u16>()
+                .ok()
+                .filter(|p| *p > 0)
+                .ok_or_else(|| {
+                    format!("`{entry}` is not a port (1–65535) or a range such as 1024-65535")
+                })
+        };
+        let range = match entry.split_once('-') {
+            Some((a, b)) => port(a)?..=port(b)?,
+            None => port(entry)?..=port(entry)?,
+        };
+        if range.is_empty() {
+            return Err(format!("`{entry}` is an empty range"));
+        }
+        out.push(range);
+    }
+    if out.is_empty() {
+        return Err("names no port".to_owned());
+    }
+    Ok(out)
 }
 
 fn retry_scale(
@@ -673,11 +719,33 @@ mod tests {
             ("SANNIN_MAIL_RETRY_SCALE", "0"),
             ("SANNIN_SMTP_CA_FILE", "ca.pem"),
             ("SANNIN_TRUSTED_PROXIES", "10.0.0.1, proxy.example"),
+            ("SANNIN_WEBHOOK_ALLOW_NETWORKS", "10.0.0.0/33"),
+            ("SANNIN_WEBHOOK_PORTS", "80,http"),
+            ("SANNIN_WEBHOOK_PORTS", "0"),
+            ("SANNIN_WEBHOOK_PORTS", ","),
+            ("SANNIN_WEBHOOK_PORTS", "9000-8000"),
         ] {
             let err = settings(&[(var, value)]).unwrap_err();
             assert_eq!(err.var, var, "{value}");
             assert!(err.to_string().starts_with(var));
         }
+    }
+
+    #[test]
+    fn webhook_ports_and_networks_parse() {
+        let s = settings(&[
+            ("SANNIN_WEBHOOK_PORTS", "443, 8000-8999"),
+            ("SANNIN_WEBHOOK_ALLOW_NETWORKS", "10.1.0.0/16, 192.168.5.5"),
+        ])
+        .unwrap();
+        assert_eq!(s.webhook_ports, vec![443..=443, 8000..=8999]);
+        assert_eq!(s.webhook_allow_networks.len(), 2);
+        let defaults = settings(&[]).unwrap();
+        assert_eq!(
+            defaults.webhook_ports,
+            crate::notify::targets::default_ports()
+        );
+        assert!(defaults.webhook_allow_networks.is_empty());
     }
 
     #[test]

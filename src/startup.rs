@@ -17,11 +17,20 @@ use crate::auth::{opaque, password};
 use crate::config::Settings;
 use crate::db::{self, Pool};
 use crate::notify::mail::{self, MailContext};
+use crate::notify::targets::{Resolver, SystemResolver};
 use crate::state::AppState;
 use crate::{error, routes, telemetry};
 
 /// Name of the generated JWT signing key in `server_secrets`.
 const JWT_KEY_NAME: &str = "jwt_signing_key";
+
+/// Parts of the server that tests may replace; production uses the defaults.
+#[derive(Default)]
+pub struct Dependencies {
+    /// Looks up webhook hosts (default: the system's resolver). Whatever it
+    /// answers, the target policy still filters.
+    pub webhook_resolver: Option<Resolver>,
+}
 
 /// A bound, not yet running, server.
 pub struct Application {
@@ -33,6 +42,14 @@ impl Application {
     /// Opens the database, applies migrations, loads the signing key and binds
     /// `settings.bind`.
     pub async fn build(settings: Settings) -> anyhow::Result<Self> {
+        Self::build_with(settings, Dependencies::default()).await
+    }
+
+    /// As [`Application::build`], with parts replaced (tests).
+    pub async fn build_with(
+        settings: Settings,
+        dependencies: Dependencies,
+    ) -> anyhow::Result<Self> {
         let db_settings = settings.clone();
         let (pool, jwt_secret, dummy_hash) = actix_web::rt::task::spawn_blocking(move || {
             let pool = open_database(&db_settings)?;
@@ -69,7 +86,12 @@ impl Application {
             refresh_token_ttl: settings.refresh_token_ttl,
             max_body_bytes: settings.max_body_bytes,
             games: games_settings(&settings),
-            webhooks: crate::notify::Settings::from_config(&settings),
+            webhooks: crate::notify::Settings::from_config(
+                &settings,
+                dependencies
+                    .webhook_resolver
+                    .unwrap_or_else(|| std::sync::Arc::new(SystemResolver)),
+            ),
             mail,
         };
 
@@ -142,8 +164,8 @@ fn run(listener: TcpListener, state: AppState, settings: &Settings) -> anyhow::R
     // delivery attempt to one process.
     actix_web::rt::spawn(crate::notify::worker::run(
         state.pool.clone(),
-        state.webhooks,
-        crate::notify::worker::client()?,
+        state.webhooks.clone(),
+        state.webhooks.targets.client()?,
         state.mail.clone(),
     ));
 

@@ -5,22 +5,29 @@
 
 pub mod mail;
 pub mod signature;
-pub mod url_check;
+pub mod targets;
 pub mod webhooks;
 pub mod worker;
 
 /// Settings of webhook delivery.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone)]
 pub struct Settings {
-    pub allow_private: bool,
+    /// Where webhooks may point, and the client that enforces it.
+    pub targets: targets::Targets,
     pub retry_scale: f64,
     pub poll_interval: std::time::Duration,
 }
 
 impl Settings {
-    pub fn from_config(settings: &crate::config::Settings) -> Self {
-        Self {
+    /// `resolver` looks up webhook hosts: the system's in production.
+    pub fn from_config(settings: &crate::config::Settings, resolver: targets::Resolver) -> Self {
+        let policy = targets::TargetPolicy {
             allow_private: settings.webhook_allow_private,
+            allowed_networks: settings.webhook_allow_networks.clone(),
+            ports: settings.webhook_ports.clone(),
+        };
+        Self {
+            targets: targets::Targets::new(policy, resolver),
             retry_scale: settings.webhook_retry_scale,
             poll_interval: settings.webhook_poll_interval,
         }

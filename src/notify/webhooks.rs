@@ -9,7 +9,7 @@ use crate::db::webhooks::{self as q, AttemptRow, DeliveryRow, WebhookChanges, We
 use crate::db::{self, DbUnavailable, Pool};
 use crate::error::{ApiError, FieldError};
 
-use super::{signature, url_check, Settings};
+use super::{signature, Settings};
 
 pub const PING: &str = "webhook.ping";
 
@@ -101,7 +101,9 @@ pub struct Delivery {
 }
 
 async fn checked_url(raw: &str, settings: &Settings) -> Result<String, WebhookError> {
-    url_check::check(raw, settings.allow_private)
+    settings
+        .targets
+        .check(raw)
         .await
         .map(String::from)
         .map_err(|e| WebhookError::Invalid(vec![e]))

@@ -19,10 +19,8 @@ use crate::db::webhooks::{self as q, AttemptRow, DeliveryOutcome, DeliveryRow, W
 use crate::db::{self, outbox, DbConnection, Pool};
 
 use super::mail::{self, MailContext};
-use super::{signature, Settings};
+use super::{signature, targets, Settings};
 
-/// How long a receiver has to answer.
-pub const TIMEOUT: Duration = Duration::from_secs(10);
 /// A claim's lease: longer than the timeout, so a live attempt is never claimed twice.
 const LEASE_SECS: i64 = 60;
 const FANOUT_BATCH: i64 = 500;
@@ -87,15 +85,16 @@ async fn send(
     client: &reqwest::Client,
     d: &DeliveryRow,
     hook: &WebhookRow,
-    allow_private: bool,
+    targets: &targets::Targets,
 ) -> Attempt {
     let started = Instant::now();
-    // The host was checked when the webhook was saved, but what it resolves to
-    // can change since.
-    if let Err(e) = super::url_check::check(&hook.url, allow_private).await {
+    // The URL was checked when the webhook was saved, but the policy may have
+    // changed since. What its host resolves to now is the client's resolver's
+    // to check, on the very addresses it connects to.
+    if let Some(why) = targets.refusal(&hook.url) {
         return Attempt {
             status_code: None,
-            error: Some(format!("URL refused: {}", e.message)),
+            error: Some(format!("URL refused: {why}")),
             duration: started.elapsed(),
         };
     }
@@ -133,7 +132,10 @@ async fn send(
         },
         Err(e) => Attempt {
             status_code: None,
-            error: Some(if e.is_timeout() {
+            error: Some(if targets::is_refusal(&e) {
+                "URL refused: its host resolves only to addresses webhooks may not target"
+                    .to_owned()
+            } else if e.is_timeout() {
                 "timed out".to_owned()
             } else if e.is_connect() {
                 "could not connect".to_owned()
@@ -266,7 +268,7 @@ pub async fn deliver_once(
                 duration: Duration::ZERO,
             }
         } else {
-            send(client, &d, &hook, settings.allow_private).await
+            send(client, &d, &hook, &settings.targets).await
         };
         let scale = settings.retry_scale;
         let mail = mail.clone();
@@ -281,20 +283,10 @@ pub async fn deliver_once(
     Ok(count)
 }
 
-/// The HTTP client of deliveries: no redirects (a redirect could lead to an
-/// address the URL check refused), a 10 s timeout.
-pub fn client() -> anyhow::Result<reqwest::Client> {
-    Ok(reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(TIMEOUT)
-        .user_agent("sannin-webhooks")
-        .build()?)
-}
-
 /// Delivers every `poll_interval` until the process ends. Errors are logged and
 /// the next tick tries again.
 pub async fn run(pool: Pool, settings: Settings, client: reqwest::Client, mail: MailContext) {
-    let mut tick = actix_web::rt::time::interval(settings.poll_interval);
+    let mut tick = tokio::time::interval(settings.poll_interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;

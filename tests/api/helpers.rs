@@ -15,6 +15,7 @@ use diesel::connection::SimpleConnection;
 use diesel::{Connection, PgConnection, RunQueryDsl};
 use reqwest::{Method, Response, StatusCode};
 use sannin::config::Settings;
+use sannin::startup::Dependencies;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -282,21 +283,32 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
 
 /// A server on a fresh database, with settings adjusted by `configure`.
 pub async fn spawn_app_with(backend: Backend, configure: impl FnOnce(&mut Settings)) -> TestApp {
+    spawn_app_using(backend, configure, Dependencies::default()).await
+}
+
+/// A server on a fresh database, with adjusted settings and some of its parts
+/// replaced.
+pub async fn spawn_app_using(
+    backend: Backend,
+    configure: impl FnOnce(&mut Settings),
+    dependencies: Dependencies,
+) -> TestApp {
     let db = Arc::new(fresh_database(backend));
-    start(backend, db, configure).await
+    start(backend, db, configure, dependencies).await
 }
 
 async fn start(
     backend: Backend,
     db: Arc<TestDb>,
     configure: impl FnOnce(&mut Settings),
+    dependencies: Dependencies,
 ) -> TestApp {
     init_logging();
     let mut settings = test_settings(&db.url());
     let mail_dir = Arc::new(tempfile::tempdir().expect("a temporary mail folder"));
     settings.mail.transport = sannin::config::MailTransport::Dir(mail_dir.path().to_owned());
     configure(&mut settings);
-    let app = sannin::startup::Application::build(settings)
+    let app = sannin::startup::Application::build_with(settings, dependencies)
         .await
         .expect("the application starts");
     let address = format!("http://127.0.0.1:{}", app.port());
@@ -331,12 +343,24 @@ pub struct Tokens {
 impl TestApp {
     /// A second server on this app's database, as after a restart.
     pub async fn restart(&self) -> TestApp {
-        start(self.backend, self.db.clone(), |_| {}).await
+        start(
+            self.backend,
+            self.db.clone(),
+            |_| {},
+            Dependencies::default(),
+        )
+        .await
     }
 
     /// Another server process on this app's database, with adjusted settings.
     pub async fn restart_with(&self, configure: impl FnOnce(&mut Settings)) -> TestApp {
-        start(self.backend, self.db.clone(), configure).await
+        start(
+            self.backend,
+            self.db.clone(),
+            configure,
+            Dependencies::default(),
+        )
+        .await
     }
 
     /// PostgreSQL only: drops the app's database under it, as when the

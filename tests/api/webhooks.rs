@@ -9,7 +9,9 @@ use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_problem, error_fields, spawn_app_with, Backend, TestApp};
+use crate::helpers::{
+    assert_problem, error_fields, spawn_app_using, spawn_app_with, Backend, TestApp,
+};
 use crate::on_both_backends;
 
 /// One request the receiver got.
@@ -164,7 +166,7 @@ async fn crud_and_validation(backend: Backend) {
             Method::POST,
             "/api/v1/webhooks",
             &t.tokens[0],
-            Some(&json!({"url": "http://127.0.0.1:9/x", "events": ["game.your_turn"]})),
+            Some(&json!({"url": "http://127.0.0.1:9999/x", "events": ["game.your_turn"]})),
         )
         .await;
     let problem = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
@@ -175,8 +177,8 @@ async fn crud_and_validation(backend: Backend) {
     let t = app.trio("whd").await;
     for body in [
         json!({"url": "ftp://127.0.0.1/x", "events": ["game.move"]}),
-        json!({"url": "http://127.0.0.1:9/x", "events": ["game.nonsense"]}),
-        json!({"url": "http://127.0.0.1:9/x", "events": []}),
+        json!({"url": "http://127.0.0.1:9999/x", "events": ["game.nonsense"]}),
+        json!({"url": "http://127.0.0.1:9999/x", "events": []}),
     ] {
         let res = app
             .authed(Method::POST, "/api/v1/webhooks", &t.tokens[0], Some(&body))
@@ -186,7 +188,7 @@ async fn crud_and_validation(backend: Backend) {
     let hook = create(
         &app,
         &t.tokens[0],
-        json!({"url": "http://127.0.0.1:9/x", "events": ["game.move"]}),
+        json!({"url": "http://127.0.0.1:9999/x", "events": ["game.move"]}),
     )
     .await;
     let id = hook["id"].as_str().unwrap();
@@ -479,7 +481,162 @@ async fn private_targets_are_refused_at_delivery(backend: Backend) {
     assert!(rx.received().is_empty());
 }
 
+/// A resolver of the test's own: the n-th query of any name gets the n-th
+/// answer, and every query after the last gets the last. Only loopback
+/// addresses, so nothing leaves the machine.
+struct Scripted {
+    answers: Vec<std::net::IpAddr>,
+    queries: std::sync::atomic::AtomicUsize,
+}
+
+impl Scripted {
+    fn new(answers: &[&str]) -> Arc<Scripted> {
+        Arc::new(Scripted {
+            answers: answers.iter().map(|a| a.parse().unwrap()).collect(),
+            queries: Default::default(),
+        })
+    }
+
+    fn queries(&self) -> usize {
+        self.queries.load(Ordering::SeqCst)
+    }
+}
+
+impl reqwest::dns::Resolve for Scripted {
+    fn resolve(&self, _: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let n = self.queries.fetch_add(1, Ordering::SeqCst);
+        let ip = self.answers[n.min(self.answers.len() - 1)];
+        Box::pin(async move {
+            Ok(Box::new(std::iter::once(std::net::SocketAddr::new(ip, 0))) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// A server whose webhook hosts resolve through `resolver`, with only the
+/// stand-in "public" network 127.0.0.2/32 allowed besides global addresses.
+async fn app_resolving_with(backend: Backend, resolver: Arc<Scripted>) -> TestApp {
+    spawn_app_using(
+        backend,
+        |s| {
+            s.webhook_allow_networks = vec!["127.0.0.2/32".parse().unwrap()];
+            s.webhook_retry_scale = 0.001;
+            s.webhook_poll_interval = Duration::from_millis(50);
+        },
+        sannin::startup::Dependencies {
+            webhook_resolver: Some(resolver),
+        },
+    )
+    .await
+}
+
+/// Issue 10, DNS rebinding: the host answers an allowed address to the check
+/// when the webhook is saved and to the first delivery, then loopback, where
+/// the receiver listens. Deliveries connect only to addresses the policy let
+/// through, so the receiver never hears a thing: the first attempt finds
+/// nothing listening at 127.0.0.2, the retries find every address refused.
+async fn a_rebinding_host_never_reaches_loopback(backend: Backend) {
+    let resolver = Scripted::new(&["127.0.0.2", "127.0.0.2", "127.0.0.1"]);
+    let app = app_resolving_with(backend, resolver.clone()).await;
+    let t = app.trio("whr").await;
+    let rx = Receiver::start();
+    let url = rx.url.replace("127.0.0.1", "rebind.test");
+    let hook = create(
+        &app,
+        &t.tokens[0],
+        json!({"url": url, "events": ["game.move"]}),
+    )
+    .await;
+    let id = hook["id"].as_str().unwrap();
+    assert_eq!(
+        ping(&app, &t.tokens[0], id).await.status(),
+        StatusCode::ACCEPTED
+    );
+    let list = wait_deliveries(&app, &t.tokens[0], id, |l| {
+        l[0]["attempts"].as_array().unwrap().len() >= 3
+    })
+    .await;
+    let attempts = list[0]["attempts"].as_array().unwrap();
+    assert!(
+        resolver.queries() >= 4,
+        "each attempt resolved the host anew"
+    );
+    for attempt in attempts {
+        assert!(attempt["status_code"].is_null(), "{attempt}");
+    }
+    let refused = attempts
+        .iter()
+        .filter(|a| a["error"].as_str().unwrap().starts_with("URL refused"))
+        .count();
+    assert!(refused >= 2, "{attempts:?}");
+    assert!(rx.received().is_empty(), "nothing reached loopback");
+}
+
+/// The delivery client connects through the configured resolver: a name only
+/// it knows reaches the receiver when the policy allows the address.
+async fn deliveries_connect_through_the_resolver(backend: Backend) {
+    let resolver = Scripted::new(&["127.0.0.1"]);
+    let app = spawn_app_using(
+        backend,
+        |s| {
+            s.webhook_allow_private = true;
+            s.webhook_poll_interval = Duration::from_millis(50);
+        },
+        sannin::startup::Dependencies {
+            webhook_resolver: Some(resolver.clone()),
+        },
+    )
+    .await;
+    let t = app.trio("whn").await;
+    let rx = Receiver::start();
+    let url = rx.url.replace("127.0.0.1", "receiver.test");
+    let hook = create(
+        &app,
+        &t.tokens[0],
+        json!({"url": url, "events": ["game.move"]}),
+    )
+    .await;
+    ping(&app, &t.tokens[0], hook["id"].as_str().unwrap()).await;
+    let got = rx.wait_for(1).await;
+    verified(hook["secret"].as_str().unwrap(), &got[0]);
+    assert!(resolver.queries() >= 2);
+}
+
+/// Issue 10, address filter gaps: special-purpose ranges and ports outside
+/// the allowed ones are refused.
+async fn special_addresses_and_ports_are_refused(backend: Backend) {
+    let app = spawn_app_with(backend, |_| {}).await;
+    let t = app.trio("whs").await;
+    for (url, reason) in [
+        ("http://[::127.0.0.1]:8080/", "private-address"),
+        ("http://[64:ff9b::7f00:1]:8080/", "private-address"),
+        ("http://[2002:7f00:1::1]:8080/", "private-address"),
+        ("http://[fec0::1]:8080/", "private-address"),
+        ("http://[100::1]:8080/", "private-address"),
+        ("http://[2001:db8::1]:8080/", "private-address"),
+        ("http://198.18.0.1:8080/", "private-address"),
+        ("http://240.0.0.1:8080/", "private-address"),
+        ("http://192.0.0.8:8080/", "private-address"),
+        ("http://93.184.216.34:25/", "port"),
+        ("http://93.184.216.34:22/", "port"),
+    ] {
+        let res = app
+            .authed(
+                Method::POST,
+                "/api/v1/webhooks",
+                &t.tokens[0],
+                Some(&json!({"url": url, "events": ["game.move"]})),
+            )
+            .await;
+        let problem =
+            assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+        assert_eq!(problem["errors"][0]["code"], reason, "{url}: {problem}");
+    }
+}
+
 on_both_backends!(
+    a_rebinding_host_never_reaches_loopback,
+    deliveries_connect_through_the_resolver,
+    special_addresses_and_ports_are_refused,
     private_targets_are_refused_at_delivery,
     a_claim_lost_in_a_crash_is_delivered_later,
     two_workers_deliver_each_event_once,
