@@ -38,6 +38,7 @@ use crate::routes;
         routes::tokens::create,
         routes::tokens::list,
         routes::tokens::delete,
+        routes::tokens::delete_all,
         routes::users::profile,
         routes::games::create,
         routes::games::list,

@@ -14,6 +14,7 @@ use utoipa_swagger_ui::{Config as SwaggerConfig, SwaggerUi};
 use crate::auth::jwt::JwtKeys;
 use crate::auth::rate_limit::{RateLimits, TrustedProxies};
 use crate::auth::{opaque, password};
+use crate::clock::Clock;
 use crate::config::Settings;
 use crate::db::{self, Pool};
 use crate::notify::mail::{self, MailContext};
@@ -30,6 +31,8 @@ pub struct Dependencies {
     /// Looks up webhook hosts (default: the system's resolver). Whatever it
     /// answers, the target policy still filters.
     pub webhook_resolver: Option<Resolver>,
+    /// The time (default: the system clock).
+    pub clock: Option<Clock>,
 }
 
 /// A bound, not yet running, server.
@@ -72,6 +75,7 @@ impl Application {
             jwt_secret.as_bytes(),
             settings.jwt_issuer.clone(),
         )?;
+        let clock = dependencies.clock.unwrap_or_default();
         let state = AppState {
             pool,
             jwt: JwtKeys::new(
@@ -79,7 +83,9 @@ impl Application {
                 settings.jwt_issuer.clone(),
                 settings.jwt_audience.clone(),
                 settings.access_token_ttl,
+                clock.clone(),
             ),
+            clock,
             rate_limits: RateLimits::new(settings.auth_rate_limit_per_minute),
             trusted_proxies: TrustedProxies::new(settings.trusted_proxies.clone()),
             dummy_hash,

@@ -9,6 +9,8 @@ use crate::db::Pool;
 pub struct AppState {
     pub pool: Pool,
     pub jwt: JwtKeys,
+    /// The time, injected so tests can move it.
+    pub clock: crate::clock::Clock,
     pub rate_limits: RateLimits,
     /// Proxies whose `X-Forwarded-For` names the client.
     pub trusted_proxies: crate::auth::rate_limit::TrustedProxies,

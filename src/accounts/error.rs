@@ -23,6 +23,13 @@ pub enum AccountError {
     InvalidAccessToken,
     #[error("a token cannot grant scope {0} it does not hold")]
     ScopeNotHeld(Scope),
+    #[error("a token may not outlive the token that mints it")]
+    OutlivesCaller {
+        caller_expires_at: chrono::NaiveDateTime,
+        max_days: i64,
+    },
+    #[error("minting a token needs the current password")]
+    PasswordRequired,
     #[error("no such user")]
     UserNotFound,
     #[error("the authenticated user no longer exists")]
@@ -81,6 +88,26 @@ impl From<AccountError> for ApiError {
             AccountError::ScopeNotHeld(scope) => ApiError::Forbidden(format!(
                 "A personal access token cannot grant `{scope}`, which it does not hold itself."
             )),
+            AccountError::OutlivesCaller {
+                caller_expires_at,
+                max_days,
+            } => ApiError::Validation(vec![crate::error::FieldError::new(
+                "expires_in_days",
+                "outlives-token",
+                format!(
+                    "must not outlive the calling token, which expires at {}: at most {max_days} days",
+                    caller_expires_at.and_utc().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                ),
+            )]),
+            AccountError::PasswordRequired => ApiError::Refused {
+                status: StatusCode::FORBIDDEN,
+                code: "password-required",
+                title: "Password required",
+                detail: format!(
+                    "Minting a personal access token needs your password: give `current_password`, or log in again (a session may mint tokens without it for {} minutes after log-in).",
+                    crate::accounts::FRESH_PASSWORD_MINUTES
+                ),
+            },
             AccountError::UserNotFound => ApiError::NotFound("No user has this username.".into()),
             AccountError::TokenNotFound => {
                 ApiError::NotFound("You have no personal access token with this id.".into())

@@ -8,7 +8,8 @@ mod sessions;
 
 pub use error::AccountError;
 pub use personal_tokens::{
-    create_token, delete_token, list_tokens, NewPersonalToken, PersonalToken,
+    create_token, delete_all_tokens, delete_token, list_tokens, NewPersonalToken, PersonalToken,
+    FRESH_PASSWORD_MINUTES,
 };
 pub use sessions::{authenticate, log_in, log_out, refresh, TokenPair};
 
@@ -109,11 +110,13 @@ pub struct PasswordChange {
 }
 
 /// Changes to one's own account. A password change revokes every session
-/// except `keep_session` (the caller's own, when it is a session).
+/// except `keep_session` (the caller's own, when it is a session), and every
+/// personal token too unless `keep_tokens`.
 pub struct AccountUpdate {
     pub email: Option<Email>,
     pub password: Option<PasswordChange>,
     pub keep_session: Option<String>,
+    pub keep_tokens: bool,
 }
 
 pub async fn update_me(
@@ -149,6 +152,7 @@ pub async fn update_me(
         .await?;
     }
     let keep = update.keep_session;
+    let keep_tokens = update.keep_tokens;
     let mail = state.mail.clone();
     db::run(&state.pool, move |conn| {
         let now = Utc::now().naive_utc();
@@ -169,6 +173,9 @@ pub async fn update_me(
             if let Some(hash) = &new_hash {
                 db::users::update_password_hash(conn, &user.id, hash, now)?;
                 db::sessions::revoke_all_for_user(conn, &user.id, keep.as_deref(), now)?;
+                if !keep_tokens {
+                    db::tokens::delete_all_for_user(conn, &user.id)?;
+                }
             }
             let updated = db::users::find_by_id(conn, &user.id)?.ok_or(AccountError::UserGone)?;
             if new_email.is_some() {

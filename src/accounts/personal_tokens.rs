@@ -1,9 +1,15 @@
 //! Personal access tokens for scripts and integrations.
+//!
+//! A token never outlives or outranks what minted it: a personal token mints
+//! only tokens with its own scopes or fewer that expire no later than itself,
+//! and minting needs proof of the password — a session that began with it
+//! less than [`FRESH_PASSWORD_MINUTES`] ago, or the current password in the
+//! request — so a stolen access token cannot mint a lasting one.
 
-use chrono::{NaiveDateTime, Utc};
+use chrono::NaiveDateTime;
 
-use super::AccountError;
-use crate::auth::{opaque, Authenticated};
+use super::{blocking, AccountError};
+use crate::auth::{opaque, password, Authenticated, Credential};
 use crate::db::{self, models::PersonalAccessToken};
 use crate::domain::{ScopeSet, TokenName};
 use crate::state::AppState;
@@ -13,7 +19,12 @@ pub struct NewPersonalToken {
     pub name: TokenName,
     pub scopes: ScopeSet,
     pub expires_in_days: Option<u32>,
+    /// The account's password, when the caller's proof of it is not fresh.
+    pub current_password: Option<String>,
 }
+
+/// How long after log-in a session may mint tokens without the password.
+pub const FRESH_PASSWORD_MINUTES: i64 = 10;
 
 /// A token as listed; `secret` is only present right after creation.
 pub struct PersonalToken {
@@ -40,7 +51,7 @@ impl From<PersonalAccessToken> for PersonalToken {
     }
 }
 
-/// Creates a token. A token cannot mint another with scopes it lacks.
+/// Creates a token, within what the caller may grant (see the module).
 pub async fn create_token(
     state: &AppState,
     caller: &Authenticated,
@@ -49,7 +60,41 @@ pub async fn create_token(
     if let Some(missing) = new.scopes.iter().find(|s| !caller.scopes.contains(*s)) {
         return Err(AccountError::ScopeNotHeld(missing));
     }
-    let now = Utc::now().naive_utc();
+    let now = state.clock.now();
+    let expires_at = new
+        .expires_in_days
+        .map(|days| now + chrono::Duration::days(i64::from(days)));
+    if let Credential::PersonalToken {
+        expires_at: Some(limit),
+        ..
+    } = &caller.credential
+    {
+        if expires_at.is_none_or(|at| at > *limit) {
+            return Err(AccountError::OutlivesCaller {
+                caller_expires_at: *limit,
+                max_days: (*limit - now).num_days().max(0),
+            });
+        }
+    }
+    let fresh = matches!(
+        &caller.credential,
+        Credential::Session { authenticated_at, .. }
+            if now - *authenticated_at < chrono::Duration::minutes(FRESH_PASSWORD_MINUTES)
+    );
+    if !fresh {
+        let Some(candidate) = new.current_password else {
+            return Err(AccountError::PasswordRequired);
+        };
+        let user_id = caller.user_id.clone();
+        let user = db::run(&state.pool, move |conn| {
+            db::users::find_by_id(conn, &user_id)?.ok_or(AccountError::UserGone)
+        })
+        .await?;
+        let stored = user.password_hash;
+        if !blocking(move || password::verify(&stored, &candidate)).await? {
+            return Err(AccountError::WrongCurrentPassword);
+        }
+    }
     let (secret, token_hash) = opaque::generate(opaque::PAT_PREFIX);
     let row = PersonalAccessToken {
         id: uuid::Uuid::new_v4().to_string(),
@@ -58,9 +103,7 @@ pub async fn create_token(
         scopes: new.scopes.to_stored(),
         token_hash,
         created_at: now,
-        expires_at: new
-            .expires_in_days
-            .map(|days| now + chrono::Duration::days(i64::from(days))),
+        expires_at,
         last_used_at: None,
     };
     let stored = row.clone();
@@ -84,6 +127,16 @@ pub async fn list_tokens(
     })
     .await?;
     Ok(rows.into_iter().map(PersonalToken::from).collect())
+}
+
+/// Revokes every personal token of the account; how many there were.
+pub async fn delete_all_tokens(state: &AppState, user_id: String) -> Result<usize, AccountError> {
+    let count = db::run(&state.pool, move |conn| {
+        db::tokens::delete_all_for_user(conn, &user_id).map_err(AccountError::from)
+    })
+    .await?;
+    tracing::info!(count, "personal access tokens revoked");
+    Ok(count)
 }
 
 pub async fn delete_token(

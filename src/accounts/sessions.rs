@@ -1,7 +1,7 @@
 //! Log-in sessions: access tokens, rotating refresh tokens, and checking
 //! bearer credentials.
 
-use chrono::{NaiveDateTime, Utc};
+use chrono::NaiveDateTime;
 
 use super::{blocking, AccountError};
 use crate::auth::{opaque, password, Authenticated, Credential};
@@ -70,7 +70,7 @@ pub async fn log_in(
         _ => return Err(AccountError::InvalidCredentials),
     };
 
-    let now = Utc::now().naive_utc();
+    let now = state.clock.now();
     let session = Session {
         id: uuid::Uuid::new_v4().to_string(),
         user_id: user.id.clone(),
@@ -91,7 +91,7 @@ pub async fn log_in(
 /// presenting a spent one revokes its whole session, since either the client
 /// or a thief holds a copy.
 pub async fn refresh(state: &AppState, presented: String) -> Result<TokenPair, AccountError> {
-    let now = Utc::now().naive_utc();
+    let now = state.clock.now();
     let digest = opaque::digest(&presented);
     let (secret, new_token) = new_refresh_token(state, "", now);
     let (user_id, session_id) = db::run(&state.pool, move |conn| {
@@ -122,11 +122,12 @@ pub async fn refresh(state: &AppState, presented: String) -> Result<TokenPair, A
 /// so clients learn their token was wrong.
 pub async fn log_out(state: &AppState, presented: String) -> Result<(), AccountError> {
     let digest = opaque::digest(&presented);
+    let now = state.clock.now();
     db::run(&state.pool, move |conn| {
         let Some((_, session)) = db::sessions::find_refresh_token(conn, &digest)? else {
             return Err(AccountError::InvalidRefreshToken);
         };
-        db::sessions::revoke(conn, &session.id, Utc::now().naive_utc())?;
+        db::sessions::revoke(conn, &session.id, now)?;
         Ok(())
     })
     .await
@@ -137,8 +138,8 @@ pub async fn log_out(state: &AppState, presented: String) -> Result<(), AccountE
 pub async fn authenticate(state: &AppState, bearer: String) -> Result<Authenticated, AccountError> {
     if bearer.starts_with(opaque::PAT_PREFIX) {
         let digest = opaque::digest(&bearer);
+        let now = state.clock.now();
         return db::run(&state.pool, move |conn| {
-            let now = Utc::now().naive_utc();
             let Some((token, user)) = db::tokens::find_by_hash(conn, &digest)? else {
                 return Err(AccountError::InvalidAccessToken);
             };
@@ -157,7 +158,10 @@ pub async fn authenticate(state: &AppState, bearer: String) -> Result<Authentica
                 user_id: user.id,
                 username: user.username,
                 scopes: ScopeSet::from_stored(&token.scopes),
-                credential: Credential::PersonalToken { token_id: token.id },
+                credential: Credential::PersonalToken {
+                    token_id: token.id,
+                    expires_at: token.expires_at,
+                },
             })
         })
         .await;
@@ -167,14 +171,16 @@ pub async fn authenticate(state: &AppState, bearer: String) -> Result<Authentica
         .verify(&bearer)
         .map_err(|_| AccountError::InvalidAccessToken)?;
     db::run(&state.pool, move |conn| {
-        let user = db::sessions::live_session_user(conn, &claims.sid, &claims.sub)?
-            .ok_or(AccountError::InvalidAccessToken)?;
+        let (user, authenticated_at) =
+            db::sessions::live_session_user(conn, &claims.sid, &claims.sub)?
+                .ok_or(AccountError::InvalidAccessToken)?;
         Ok(Authenticated {
             user_id: user.id,
             username: user.username,
             scopes: ScopeSet::all(),
             credential: Credential::Session {
                 session_id: claims.sid,
+                authenticated_at,
             },
         })
     })

@@ -12,6 +12,7 @@ use std::pin::Pin;
 
 use actix_web::http::header;
 use actix_web::{web, FromRequest, HttpRequest};
+use chrono::NaiveDateTime;
 
 use crate::domain::{Scope, ScopeSet};
 use crate::error::ApiError;
@@ -21,9 +22,16 @@ use crate::state::AppState;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Credential {
     /// An access token from log-in, tied to a session.
-    Session { session_id: String },
+    Session {
+        session_id: String,
+        /// When the session began: the last time the password was given.
+        authenticated_at: NaiveDateTime,
+    },
     /// A personal access token.
-    PersonalToken { token_id: String },
+    PersonalToken {
+        token_id: String,
+        expires_at: Option<NaiveDateTime>,
+    },
 }
 
 /// A caller with a valid bearer credential.
@@ -48,7 +56,7 @@ impl Authenticated {
     /// The session behind the credential, if it is a session token.
     pub fn session_id(&self) -> Option<&str> {
         match &self.credential {
-            Credential::Session { session_id } => Some(session_id),
+            Credential::Session { session_id, .. } => Some(session_id),
             Credential::PersonalToken { .. } => None,
         }
     }

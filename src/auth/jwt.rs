@@ -1,12 +1,20 @@
 //! Short-lived access tokens: HS256 JWTs with iss, aud, sub, exp, iat, jti
 //! and the session id they were minted for. The algorithm is pinned on
-//! verification, so a token claiming another algorithm is refused.
+//! verification, so a token claiming another algorithm is refused, and its
+//! times are checked against the service's clock and configured lifetime: a
+//! validly signed token issued in the future, or living longer than access
+//! tokens live, is refused.
 
 use std::time::Duration;
 
-use chrono::Utc;
+use jsonwebtoken::errors::{Error as JwtError, ErrorKind};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
+
+use crate::clock::Clock;
+
+/// Seconds of disagreement between clocks that verification forgives.
+const LEEWAY_SECS: i64 = 5;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Claims {
@@ -29,15 +37,23 @@ pub struct JwtKeys {
     issuer: String,
     audience: String,
     ttl: Duration,
+    clock: Clock,
 }
 
 impl JwtKeys {
-    pub fn new(secret: &[u8], issuer: String, audience: String, ttl: Duration) -> Self {
+    pub fn new(
+        secret: &[u8],
+        issuer: String,
+        audience: String,
+        ttl: Duration,
+        clock: Clock,
+    ) -> Self {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_issuer(&[&issuer]);
         validation.set_audience(&[&audience]);
         validation.set_required_spec_claims(&["exp", "iat", "iss", "aud", "sub"]);
-        validation.leeway = 5;
+        // Times are checked in `verify`, against the service's clock.
+        validation.validate_exp = false;
         Self {
             encoding: EncodingKey::from_secret(secret),
             decoding: DecodingKey::from_secret(secret),
@@ -45,6 +61,7 @@ impl JwtKeys {
             issuer,
             audience,
             ttl,
+            clock,
         }
     }
 
@@ -54,7 +71,7 @@ impl JwtKeys {
 
     /// A new access token for `user_id` in `session_id`.
     pub fn issue(&self, user_id: &str, session_id: &str) -> anyhow::Result<String> {
-        let now = Utc::now().timestamp();
+        let now = self.clock.now_utc().timestamp();
         let claims = Claims {
             iss: self.issuer.clone(),
             aud: self.audience.clone(),
@@ -72,8 +89,21 @@ impl JwtKeys {
     }
 
     /// The claims of a valid token, or why it is not.
-    pub fn verify(&self, token: &str) -> Result<Claims, jsonwebtoken::errors::Error> {
-        jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation).map(|d| d.claims)
+    pub fn verify(&self, token: &str) -> Result<Claims, JwtError> {
+        let claims =
+            jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)?.claims;
+        let now = self.clock.now_utc().timestamp();
+        if claims.exp + LEEWAY_SECS <= now {
+            return Err(ErrorKind::ExpiredSignature.into());
+        }
+        // Issued in the future, or for longer than access tokens live: not a
+        // token this service issued under its settings.
+        if claims.iat > now + LEEWAY_SECS
+            || claims.exp - claims.iat > self.ttl.as_secs() as i64 + LEEWAY_SECS
+        {
+            return Err(ErrorKind::ImmatureSignature.into());
+        }
+        Ok(claims)
     }
 }
 
@@ -87,7 +117,57 @@ mod tests {
             "sannin".into(),
             "sannin-api".into(),
             Duration::from_secs(60),
+            Clock::system(),
         )
+    }
+
+    fn signed(claims: &Claims) -> String {
+        jsonwebtoken::encode(
+            &Header::new(Algorithm::HS256),
+            claims,
+            &EncodingKey::from_secret(b"0123456789abcdef0123456789abcdef"),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn refuses_lifetimes_the_service_does_not_issue() {
+        let k = keys(b"0123456789abcdef0123456789abcdef");
+        let now = chrono::Utc::now().timestamp();
+        let claims = |iat: i64, exp: i64| Claims {
+            iss: "sannin".into(),
+            aud: "sannin-api".into(),
+            sub: "u".into(),
+            exp,
+            iat,
+            jti: "j".into(),
+            sid: "s".into(),
+        };
+        assert!(k.verify(&signed(&claims(now, now + 60))).is_ok());
+        // Years ahead.
+        assert!(k
+            .verify(&signed(&claims(now, now + 86_400 * 3650)))
+            .is_err());
+        // Issued in the future.
+        assert!(k.verify(&signed(&claims(now + 600, now + 630))).is_err());
+        // Expired.
+        assert!(k.verify(&signed(&claims(now - 120, now - 60))).is_err());
+    }
+
+    #[test]
+    fn verifies_by_the_services_clock() {
+        let clock = Clock::adjustable();
+        let k = JwtKeys::new(
+            b"0123456789abcdef0123456789abcdef",
+            "sannin".into(),
+            "sannin-api".into(),
+            Duration::from_secs(60),
+            clock.clone(),
+        );
+        let token = k.issue("u", "s").unwrap();
+        assert!(k.verify(&token).is_ok());
+        clock.advance(chrono::Duration::seconds(120));
+        assert!(k.verify(&token).is_err());
     }
 
     #[test]
@@ -111,10 +191,11 @@ mod tests {
             "sannin".into(),
             "elsewhere".into(),
             Duration::from_secs(60),
+            Clock::system(),
         );
         assert!(k.verify(&wrong_aud.issue("u", "s").unwrap()).is_err());
 
-        let now = Utc::now().timestamp();
+        let now = chrono::Utc::now().timestamp();
         let claims = Claims {
             iss: "sannin".into(),
             aud: "sannin-api".into(),

@@ -100,13 +100,13 @@ pub fn live_session_user(
     conn: &mut DbConnection,
     session_id: &str,
     user_id: &str,
-) -> QueryResult<Option<User>> {
+) -> QueryResult<Option<(User, NaiveDateTime)>> {
     sessions::table
         .inner_join(users::table)
         .filter(sessions::id.eq(session_id))
         .filter(sessions::user_id.eq(user_id))
         .filter(sessions::revoked_at.is_null())
-        .select(users::all_columns)
+        .select((users::all_columns, sessions::created_at))
         .first(conn)
         .optional()
 }

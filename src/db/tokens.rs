@@ -31,6 +31,11 @@ pub fn delete_for_user(conn: &mut DbConnection, id: &str, user_id: &str) -> Quer
     Ok(deleted == 1)
 }
 
+/// Deletes every token of the user; how many there were.
+pub fn delete_all_for_user(conn: &mut DbConnection, user_id: &str) -> QueryResult<usize> {
+    diesel::delete(pat::table.filter(pat::user_id.eq(user_id))).execute(conn)
+}
+
 /// The token with this hash, with its owner.
 pub fn find_by_hash(
     conn: &mut DbConnection,

@@ -22,6 +22,10 @@ pub struct UpdateMeRequest {
     pub current_password: Option<String>,
     /// 8–1024 bytes; changing it revokes every other session.
     pub new_password: Option<String>,
+    /// With `new_password`: whether to revoke every personal access token too
+    /// (default `true`).
+    #[schema(default = true)]
+    pub revoke_tokens: Option<bool>,
 }
 
 /// Your account.
@@ -111,6 +115,7 @@ pub async fn patch_me(
         email,
         password,
         keep_session: auth.session_id().map(str::to_owned),
+        keep_tokens: body.revoke_tokens == Some(false),
     };
     let user = accounts::update_me(&state, auth.user_id, update).await?;
     Ok(HttpResponse::Ok().json(Account::from(user)))

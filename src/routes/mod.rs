@@ -39,7 +39,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(
             web::resource("/api/v1/me/tokens")
                 .route(web::get().to(tokens::list))
-                .route(web::post().to(tokens::create)),
+                .route(web::post().to(tokens::create))
+                .route(web::delete().to(tokens::delete_all)),
         )
         .service(web::resource("/api/v1/me/tokens/{id}").route(web::delete().to(tokens::delete)))
         .service(web::resource("/api/v1/users/{username}").route(web::get().to(users::profile)))

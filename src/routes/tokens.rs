@@ -24,8 +24,19 @@ pub struct CreateTokenRequest {
     /// At least one scope.
     pub scopes: Vec<Scope>,
     /// Days until the token expires (1–3650); without it, it never expires.
+    /// A personal token mints only tokens that expire no later than itself.
     #[schema(example = 90, minimum = 1, maximum = 3650)]
     pub expires_in_days: Option<u32>,
+    /// Your password. Needed unless the request comes with an access token
+    /// of a log-in less than 10 minutes old (so always with a personal token).
+    pub current_password: Option<String>,
+}
+
+/// How many tokens were revoked.
+#[derive(Serialize, ToSchema)]
+pub struct RevokedTokens {
+    #[schema(example = 3)]
+    pub revoked: usize,
 }
 
 /// A personal access token. `token`, the secret, is only ever shown in the
@@ -93,6 +104,7 @@ impl CreateTokenRequest {
                 name,
                 scopes: self.scopes.into_iter().collect::<ScopeSet>(),
                 expires_in_days: self.expires_in_days,
+                current_password: self.current_password,
             }),
             _ => Err(ApiError::Validation(errors)),
         }
@@ -100,6 +112,10 @@ impl CreateTokenRequest {
 }
 
 /// Create a personal access token.
+///
+/// The new token holds at most the caller's scopes and, when the caller is a
+/// personal token, expires no later than it. Minting needs the password: a
+/// log-in less than 10 minutes old, or `current_password` in the request.
 #[utoipa::path(
     post,
     path = "/api/v1/me/tokens",
@@ -109,8 +125,8 @@ impl CreateTokenRequest {
     security(("bearer_jwt" = []), ("personal_access_token" = ["account:write"])),
     responses(
         (status = 201, description = "Created; `token` is shown this once", body = TokenView),
-        (status = 403, description = "The token lacks `account:write` (`insufficient-scope`), or asks for a scope the calling token lacks (`forbidden`)", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields (including unknown scopes)", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The token lacks `account:write` (`insufficient-scope`), asks for a scope the calling token lacks (`forbidden`), or the password is needed (`password-required`)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid fields (including unknown scopes, an expiry later than the calling token's, and a wrong `current_password`)", body = Problem, content_type = "application/problem+json"),
         AuthProblems,
         JsonBodyProblems,
     )
@@ -173,4 +189,26 @@ pub async fn delete(
     auth.require_scope(Scope::AccountWrite)?;
     accounts::delete_token(&state, auth.user_id, path.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// Revoke every one of your personal access tokens.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/me/tokens",
+    operation_id = "delete_all_tokens",
+    tag = "tokens",
+    security(("bearer_jwt" = []), ("personal_access_token" = ["account:write"])),
+    responses(
+        (status = 200, description = "All revoked, the calling token too if it is one", body = RevokedTokens),
+        (status = 403, description = "The token lacks `account:write` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+    )
+)]
+pub async fn delete_all(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_scope(Scope::AccountWrite)?;
+    let revoked = accounts::delete_all_tokens(&state, auth.user_id).await?;
+    Ok(HttpResponse::Ok().json(RevokedTokens { revoked }))
 }

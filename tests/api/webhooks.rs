@@ -524,6 +524,7 @@ async fn app_resolving_with(backend: Backend, resolver: Arc<Scripted>) -> TestAp
         },
         sannin::startup::Dependencies {
             webhook_resolver: Some(resolver),
+            ..Default::default()
         },
     )
     .await
@@ -583,6 +584,7 @@ async fn deliveries_connect_through_the_resolver(backend: Backend) {
         },
         sannin::startup::Dependencies {
             webhook_resolver: Some(resolver.clone()),
+            ..Default::default()
         },
     )
     .await;
