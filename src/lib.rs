@@ -2,6 +2,7 @@
 
 pub mod accounts;
 pub mod auth;
+pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod db;

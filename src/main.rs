@@ -13,7 +13,7 @@ struct Cli {
 enum Command {
     /// Check positions and moves with the embedded rules engine.
     #[command(subcommand)]
-    Rules(sannin::rules::cli::RulesCommand),
+    Rules(sannin::cli::rules::RulesCommand),
     /// Run the HTTP server (the default when no subcommand is given).
     Serve,
     /// Apply pending database migrations and exit.
@@ -25,7 +25,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Some(Command::Rules(cmd)) => sannin::rules::cli::run(cmd),
+        Some(Command::Rules(cmd)) => sannin::cli::rules::run(cmd),
         Some(Command::Serve) | None => sannin::startup::serve(),
         Some(Command::Migrate) => sannin::startup::migrate(),
         Some(Command::Openapi) => {

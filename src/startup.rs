@@ -77,7 +77,7 @@ impl Application {
         )?;
         let clock = dependencies.clock.unwrap_or_default();
         let state = AppState {
-            pool,
+            pool: pool.clone(),
             jwt: JwtKeys::new(
                 jwt_secret.as_bytes(),
                 settings.jwt_issuer.clone(),
@@ -91,7 +91,10 @@ impl Application {
             dummy_hash,
             refresh_token_ttl: settings.refresh_token_ttl,
             max_body_bytes: settings.max_body_bytes,
-            games: games_settings(&settings),
+            games: crate::games::Games {
+                pool: pool.clone(),
+                settings: games_settings(&settings),
+            },
             webhooks: crate::notify::Settings::from_config(
                 &settings,
                 dependencies
@@ -118,9 +121,9 @@ impl Application {
     }
 }
 
-fn games_settings(settings: &Settings) -> crate::games::service::Settings {
+fn games_settings(settings: &Settings) -> crate::games::Settings {
     let day = chrono::Duration::seconds(settings.day_seconds as i64);
-    crate::games::service::Settings {
+    crate::games::Settings {
         day,
         open_for: day * settings.invitation_days as i32,
     }
@@ -162,7 +165,7 @@ fn run(listener: TcpListener, state: AppState, settings: &Settings) -> anyhow::R
     // makes each change happen once.
     actix_web::rt::spawn(crate::games::sweeper::run(
         state.pool.clone(),
-        state.games,
+        state.games.settings,
         settings.sweep_interval,
     ));
 

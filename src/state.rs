@@ -18,8 +18,9 @@ pub struct AppState {
     pub dummy_hash: String,
     pub refresh_token_ttl: Duration,
     pub max_body_bytes: usize,
-    /// Time rules of games: the length of a day, how long invitations wait.
-    pub games: crate::games::service::Settings,
+    /// The game use cases' database and time rules (the length of a day, how
+    /// long invitations wait).
+    pub games: crate::games::Games,
     /// Where webhooks may point, how retries are paced.
     pub webhooks: crate::notify::Settings,
     /// Writing mail: links, their signing key, the sender.

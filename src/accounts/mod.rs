@@ -28,7 +28,7 @@ async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, AccountError> {
     let span = tracing::Span::current();
-    actix_web::rt::task::spawn_blocking(move || {
+    tokio::task::spawn_blocking(move || {
         let _entered = span.enter();
         f()
     })

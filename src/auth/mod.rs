@@ -1,10 +1,10 @@
-//! Passwords, tokens, rate limits and the authenticated-user extractor.
+//! Passwords, tokens, rate limits and the authenticated caller.
 
-pub mod extractor;
+pub mod caller;
 pub mod jwt;
 pub mod links;
 pub mod opaque;
 pub mod password;
 pub mod rate_limit;
 
-pub use extractor::{Authenticated, Credential, MaybeAuthenticated};
+pub use caller::{Authenticated, Credential, MaybeAuthenticated, ScopeMissing};

@@ -8,7 +8,11 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use ipnet::IpNet;
 
-use crate::error::ApiError;
+/// A request over its allowance; retry after this many seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimited {
+    pub retry_after_secs: u64,
+}
 
 /// Which endpoint family a request counts against.
 #[derive(Debug, Clone, Copy)]
@@ -39,7 +43,7 @@ impl RateLimits {
     }
 
     /// Counts one request from `client`; refuses with the wait in seconds.
-    pub fn check(&self, which: Limited, client: IpAddr) -> Result<(), ApiError> {
+    pub fn check(&self, which: Limited, client: IpAddr) -> Result<(), RateLimited> {
         let limiter = match which {
             Limited::Login => &self.login,
             Limited::Registration => &self.registration,
@@ -47,7 +51,7 @@ impl RateLimits {
         };
         limiter.check_key(&client).map_err(|not_until| {
             let wait = not_until.wait_time_from(self.clock.now());
-            ApiError::RateLimited {
+            RateLimited {
                 retry_after_secs: wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
             }
         })
@@ -178,7 +182,7 @@ mod tests {
         assert!(limits.check(Limited::Login, a).is_ok());
         assert!(limits.check(Limited::Login, a).is_ok());
         match limits.check(Limited::Login, a) {
-            Err(ApiError::RateLimited { retry_after_secs }) => assert!(retry_after_secs >= 1),
+            Err(RateLimited { retry_after_secs }) => assert!(retry_after_secs >= 1),
             other => panic!("expected a rate limit, got {other:?}"),
         }
         assert!(limits.check(Limited::Login, b).is_ok());

@@ -157,7 +157,7 @@ where
 {
     let pool = pool.clone();
     let span = tracing::Span::current();
-    actix_web::rt::task::spawn_blocking(move || {
+    tokio::task::spawn_blocking(move || {
         let _entered = span.enter();
         let mut conn = pool
             .get()

@@ -2,12 +2,14 @@
 //! done, so everything past the handler holds only valid values.
 
 mod email;
+mod field_error;
 mod password;
 mod scope;
 mod token_name;
 mod username;
 
 pub use email::Email;
+pub use field_error::FieldError;
 pub use password::Password;
 pub use scope::{Scope, ScopeSet};
 pub use token_name::TokenName;

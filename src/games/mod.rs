@@ -1,11 +1,52 @@
-//! Correspondence games: the use cases behind `/api/v1/games`, the outbox of game
-//! events, and the background sweep that enforces deadlines.
+//! Correspondence games: the use cases behind `/api/v1/games`, one module per
+//! capability, the outbox of game events, and the background sweep that
+//! enforces deadlines.
+//!
+//! Each use case runs in one transaction where it writes, so the change, its
+//! action row and its outbox events land together or not at all. Concurrent
+//! writers (other requests, other server processes) are caught by the unique
+//! (game, ply) and (game, seq) keys and by the game row's version.
 
+pub mod alliances;
+pub mod deadlines;
 mod error;
 pub mod events;
+mod journal;
+pub mod listing;
+pub mod lobby;
 pub mod model;
-pub mod service;
+pub mod moves;
+pub mod records;
 pub mod sweeper;
-pub mod view;
 
 pub use error::GameError;
+
+use chrono::Duration;
+
+/// What the game use cases run on: the database and the time rules.
+#[derive(Clone)]
+pub struct Games {
+    pub pool: crate::db::Pool,
+    pub settings: Settings,
+}
+
+/// Time rules of the service.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// How long a "day" of a time control lasts (a real day, except in tests and demos).
+    pub day: Duration,
+    /// How long invitations and open seats wait for players.
+    pub open_for: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            day: Duration::days(1),
+            open_for: Duration::days(14),
+        }
+    }
+}
+
+/// Time controls offered (days per move).
+pub const DAYS_PER_MOVE: [i32; 7] = [1, 2, 3, 5, 7, 10, 14];

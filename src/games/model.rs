@@ -3,7 +3,7 @@
 use anyhow::Context as _;
 use chrono::NaiveDateTime;
 
-use crate::db::games::{ActionRow, GameRow, SeatRow};
+use crate::db::games::{ActionRow, GameRow, ProposalRow, SeatRow};
 use crate::db::{self, DbConnection};
 use crate::rules::{
     Action, Alliance, Game, Illumination, Move, Options, Player, Position, StuckPiece,
@@ -296,4 +296,31 @@ pub fn seat_infos(rows: &[(SeatRow, Option<String>)]) -> Vec<SeatInfo> {
         });
     }
     seats
+}
+
+/// A game as answered after a change or on reading: the game and its pending
+/// alliance proposals.
+pub struct GameState {
+    pub game: Loaded,
+    pub proposals: Vec<ProposalRow>,
+}
+
+impl GameState {
+    /// A game that cannot have proposals (not started, or over).
+    pub fn without_proposals(game: Loaded) -> Self {
+        Self {
+            game,
+            proposals: Vec::new(),
+        }
+    }
+}
+
+/// The game and its pending proposals.
+pub fn load_state(conn: &mut DbConnection, id: &str) -> Result<GameState, GameError> {
+    let game = load(conn, id)?;
+    let proposals = db::games::proposals(conn, id)?
+        .into_iter()
+        .filter(|p| p.status == "pending")
+        .collect();
+    Ok(GameState { game, proposals })
 }

@@ -13,8 +13,8 @@ use chrono::Utc;
 
 use crate::db::{self, Pool};
 
-use super::service::{self, Settings};
 use super::GameError;
+use super::{deadlines, lobby, Settings};
 
 /// Games handled per query in one sweep.
 const BATCH: i64 = 200;
@@ -32,14 +32,14 @@ pub fn sweep_once(conn: &mut db::DbConnection, settings: &Settings) -> Result<Sw
     let now = Utc::now().naive_utc();
     let mut swept = Swept::default();
     for id in db::games::overdue_games(conn, now, BATCH)? {
-        swept.timed_out += service::time_out(conn, settings, &id, now)? as usize;
+        swept.timed_out += deadlines::time_out(conn, settings, &id, now)? as usize;
     }
     let horizon = now + settings.day * 14;
     for g in db::games::games_due_before(conn, horizon, BATCH)? {
-        swept.reminded += service::remind(conn, settings, &g.id, now)? as usize;
+        swept.reminded += deadlines::remind(conn, settings, &g.id, now)? as usize;
     }
     for id in db::games::lapsed_open_games(conn, now, BATCH)? {
-        swept.expired += service::expire(conn, &id, now)? as usize;
+        swept.expired += lobby::expire(conn, &id, now)? as usize;
     }
     Ok(swept)
 }
@@ -47,7 +47,7 @@ pub fn sweep_once(conn: &mut db::DbConnection, settings: &Settings) -> Result<Sw
 /// Sweeps every `interval` until the process ends. Errors are logged and the next
 /// tick tries again.
 pub async fn run(pool: Pool, settings: Settings, interval: StdDuration) {
-    let mut tick = actix_web::rt::time::interval(interval);
+    let mut tick = tokio::time::interval(interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;

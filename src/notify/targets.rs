@@ -19,7 +19,7 @@ use ipnet::IpNet;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::Url;
 
-use crate::error::FieldError;
+use crate::domain::FieldError;
 
 /// How a receiver has to answer.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
@@ -416,7 +416,7 @@ mod tests {
         )
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn only_http_urls_to_allowed_hosts_and_ports_pass() {
         let open = targets(true);
         assert_eq!(

@@ -1,13 +1,12 @@
 //! Webhook use cases: registering endpoints, test pings, the delivery log and
 //! redelivery.
 
-use actix_web::http::StatusCode;
 use chrono::{NaiveDateTime, Utc};
 use serde_json::json;
 
 use crate::db::webhooks::{self as q, AttemptRow, DeliveryRow, WebhookChanges, WebhookRow};
 use crate::db::{self, DbUnavailable, Pool};
-use crate::error::{ApiError, FieldError};
+use crate::domain::FieldError;
 
 use super::{signature, Settings};
 
@@ -35,28 +34,6 @@ pub enum WebhookError {
 impl From<diesel::result::Error> for WebhookError {
     fn from(e: diesel::result::Error) -> Self {
         WebhookError::Internal(anyhow::Error::new(e).context("database query failed"))
-    }
-}
-
-impl From<WebhookError> for ApiError {
-    fn from(e: WebhookError) -> Self {
-        match e {
-            WebhookError::Invalid(fields) => ApiError::Validation(fields),
-            WebhookError::NotFound => {
-                ApiError::NotFound("You have no webhook with this id.".into())
-            }
-            WebhookError::DeliveryNotFound => {
-                ApiError::NotFound("This webhook has no delivery with this id.".into())
-            }
-            WebhookError::StillPending => ApiError::Refused {
-                status: StatusCode::CONFLICT,
-                code: "delivery-pending",
-                title: "Delivery pending",
-                detail: "This delivery is still being attempted.".into(),
-            },
-            WebhookError::Unavailable(e) => ApiError::Unavailable(e.into()),
-            WebhookError::Internal(e) => ApiError::Internal(e),
-        }
     }
 }
 

@@ -8,8 +8,9 @@ use super::JsonBodyProblems;
 use crate::accounts::{self, Registration};
 use crate::auth::rate_limit::Limited;
 use crate::db::models::User;
+use crate::domain::FieldError;
 use crate::domain::{Email, Password, Username};
-use crate::error::{ApiError, FieldError, Problem};
+use crate::error::{ApiError, Problem};
 use crate::state::AppState;
 
 #[derive(Deserialize, ToSchema)]

@@ -6,7 +6,8 @@ use super::json::ApiJson;
 use super::JsonBodyProblems;
 use crate::accounts::{self, TokenPair};
 use crate::auth::rate_limit::Limited;
-use crate::error::{ApiError, FieldError, Problem};
+use crate::domain::FieldError;
+use crate::error::{ApiError, Problem};
 use crate::state::AppState;
 
 #[derive(Deserialize, ToSchema)]

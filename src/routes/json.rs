@@ -11,7 +11,8 @@ use actix_web::{web, FromRequest, HttpMessage as _, HttpRequest};
 use futures_util::StreamExt as _;
 use serde::de::DeserializeOwned;
 
-use crate::error::{ApiError, FieldError};
+use crate::domain::FieldError;
+use crate::error::ApiError;
 use crate::state::AppState;
 
 /// Fallback limit when the app state is missing (it never is in the server).

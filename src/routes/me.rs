@@ -7,8 +7,9 @@ use super::json::ApiJson;
 use super::{AuthProblems, JsonBodyProblems};
 use crate::accounts::{self, AccountUpdate, PasswordChange};
 use crate::auth::Authenticated;
+use crate::domain::FieldError;
 use crate::domain::{Email, Password, Scope};
-use crate::error::{ApiError, FieldError, Problem};
+use crate::error::{ApiError, Problem};
 use crate::state::AppState;
 
 #[derive(Deserialize, ToSchema)]

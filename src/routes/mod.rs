@@ -5,11 +5,13 @@
 
 pub mod accounts;
 pub mod auth;
+pub mod extract;
 pub mod games;
 pub mod health;
 pub mod json;
 pub mod me;
 pub mod notifications;
+mod problems;
 pub mod tokens;
 pub mod users;
 pub mod webhooks;
@@ -44,7 +46,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .service(web::resource("/api/v1/me/tokens/{id}").route(web::delete().to(tokens::delete)))
         .service(web::resource("/api/v1/users/{username}").route(web::get().to(users::profile)))
-        .service(web::resource("/api/v1/me/events").route(web::get().to(games::events)))
+        .service(web::resource("/api/v1/me/events").route(web::get().to(games::reading::events)))
         .service(
             web::resource("/api/v1/me/notifications")
                 .route(web::get().to(notifications::get))
@@ -66,37 +68,51 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .service(
             web::resource("/api/v1/games")
-                .route(web::get().to(games::list))
-                .route(web::post().to(games::create)),
+                .route(web::get().to(games::reading::list))
+                .route(web::post().to(games::lobby::create)),
         )
-        .service(web::resource("/api/v1/games/import").route(web::post().to(games::import)))
-        .service(web::resource("/api/v1/games/{id}").route(web::get().to(games::get)))
-        .service(web::resource("/api/v1/games/{id}/join").route(web::post().to(games::join)))
-        .service(web::resource("/api/v1/games/{id}/decline").route(web::post().to(games::decline)))
-        .service(web::resource("/api/v1/games/{id}/cancel").route(web::post().to(games::cancel)))
-        .service(web::resource("/api/v1/games/{id}/resign").route(web::post().to(games::resign)))
+        .service(
+            web::resource("/api/v1/games/import").route(web::post().to(games::records::import)),
+        )
+        .service(web::resource("/api/v1/games/{id}").route(web::get().to(games::reading::get)))
+        .service(web::resource("/api/v1/games/{id}/join").route(web::post().to(games::lobby::join)))
+        .service(
+            web::resource("/api/v1/games/{id}/decline")
+                .route(web::post().to(games::lobby::decline)),
+        )
+        .service(
+            web::resource("/api/v1/games/{id}/cancel").route(web::post().to(games::lobby::cancel)),
+        )
+        .service(
+            web::resource("/api/v1/games/{id}/resign").route(web::post().to(games::play::resign)),
+        )
         .service(
             web::resource("/api/v1/games/{id}/moves")
-                .route(web::get().to(games::moves))
-                .route(web::post().to(games::play)),
+                .route(web::get().to(games::play::moves))
+                .route(web::post().to(games::play::play)),
         )
-        .service(web::resource("/api/v1/games/{id}/record").route(web::get().to(games::record)))
-        .service(web::resource("/api/v1/games/{id}/board.svg").route(web::get().to(games::board)))
+        .service(
+            web::resource("/api/v1/games/{id}/record").route(web::get().to(games::records::record)),
+        )
+        .service(
+            web::resource("/api/v1/games/{id}/board.svg")
+                .route(web::get().to(games::reading::board)),
+        )
         .service(
             web::resource("/api/v1/games/{id}/alliance/proposals")
-                .route(web::post().to(games::propose)),
+                .route(web::post().to(games::alliances::propose)),
         )
         .service(
             web::resource("/api/v1/games/{id}/alliance/proposals/{pid}/accept")
-                .route(web::post().to(games::accept)),
+                .route(web::post().to(games::alliances::accept)),
         )
         .service(
             web::resource("/api/v1/games/{id}/alliance/proposals/{pid}/decline")
-                .route(web::post().to(games::decline_alliance)),
+                .route(web::post().to(games::alliances::decline_alliance)),
         )
         .service(
             web::resource("/api/v1/games/{id}/alliance/proposals/{pid}/withdraw")
-                .route(web::post().to(games::withdraw_alliance)),
+                .route(web::post().to(games::alliances::withdraw_alliance)),
         )
         .service(
             web::resource("/api/v1/webhooks")

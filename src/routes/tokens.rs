@@ -7,8 +7,9 @@ use super::json::ApiJson;
 use super::{AuthProblems, JsonBodyProblems};
 use crate::accounts::{self, NewPersonalToken, PersonalToken};
 use crate::auth::Authenticated;
+use crate::domain::FieldError;
 use crate::domain::{Scope, ScopeSet, TokenName};
-use crate::error::{ApiError, FieldError, Problem};
+use crate::error::{ApiError, Problem};
 use crate::state::AppState;
 
 /// Longest allowed lifetime of a personal access token.

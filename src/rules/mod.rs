@@ -10,7 +10,6 @@
 mod apply;
 mod bitboard;
 mod cell;
-pub mod cli;
 mod diagnose;
 mod error;
 mod game;

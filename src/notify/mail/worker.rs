@@ -261,7 +261,7 @@ pub async fn send_once(
 /// Sends every poll interval until the process ends. Errors are logged and
 /// the next tick tries again.
 pub async fn run(pool: Pool, ctx: MailContext, transport: Transport) {
-    let mut tick = actix_web::rt::time::interval(ctx.settings().poll_interval);
+    let mut tick = tokio::time::interval(ctx.settings().poll_interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut pruned_at: Option<Instant> = None;
     loop {

@@ -1,4 +1,4 @@
-//! `Authenticated`: the extractor for routes that need a signed-in caller.
+//! Extractors of the authenticated caller from `Authorization: Bearer …`.
 //!
 //! ```text
 //! async fn play(auth: Authenticated, …) -> Result<…, ApiError> {
@@ -12,55 +12,10 @@ use std::pin::Pin;
 
 use actix_web::http::header;
 use actix_web::{web, FromRequest, HttpRequest};
-use chrono::NaiveDateTime;
 
-use crate::domain::{Scope, ScopeSet};
+use crate::auth::{Authenticated, MaybeAuthenticated};
 use crate::error::ApiError;
 use crate::state::AppState;
-
-/// How the caller proved who they are.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Credential {
-    /// An access token from log-in, tied to a session.
-    Session {
-        session_id: String,
-        /// When the session began: the last time the password was given.
-        authenticated_at: NaiveDateTime,
-    },
-    /// A personal access token.
-    PersonalToken {
-        token_id: String,
-        expires_at: Option<NaiveDateTime>,
-    },
-}
-
-/// A caller with a valid bearer credential.
-#[derive(Debug, Clone)]
-pub struct Authenticated {
-    pub user_id: String,
-    pub username: String,
-    pub scopes: ScopeSet,
-    pub credential: Credential,
-}
-
-impl Authenticated {
-    /// Refuses with 403 unless the credential holds `scope`.
-    pub fn require_scope(&self, scope: Scope) -> Result<(), ApiError> {
-        if self.scopes.contains(scope) {
-            Ok(())
-        } else {
-            Err(ApiError::InsufficientScope(scope))
-        }
-    }
-
-    /// The session behind the credential, if it is a session token.
-    pub fn session_id(&self) -> Option<&str> {
-        match &self.credential {
-            Credential::Session { session_id, .. } => Some(session_id),
-            Credential::PersonalToken { .. } => None,
-        }
-    }
-}
 
 /// The token of an `Authorization: Bearer …` header.
 fn bearer(req: &HttpRequest) -> Result<String, ApiError> {
@@ -98,11 +53,6 @@ impl FromRequest for Authenticated {
         })
     }
 }
-
-/// A caller who may be anonymous: no `Authorization` header means `None`, but a
-/// header that is present must be valid.
-#[derive(Debug, Clone)]
-pub struct MaybeAuthenticated(pub Option<Authenticated>);
 
 impl FromRequest for MaybeAuthenticated {
     type Error = ApiError;

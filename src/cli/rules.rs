@@ -1,11 +1,11 @@
 //! `sannin rules …`: the rules engine from a shell.
 
-use super::{
+use crate::render::SvgOptions;
+use crate::rules::{
     perft, perft_divide, Alliance, Game, Illumination, Move, Options, Outcome, Position,
     StuckPiece, WinReason, START,
 };
-use super::{Action, Event, Player};
-use crate::render::SvgOptions;
+use crate::rules::{Action, Event, Player};
 use clap::{Args, Subcommand};
 use std::io::{BufRead, Write};
 use std::process::ExitCode;

@@ -3,15 +3,16 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::db::games::{ActionRow, ProposalRow};
+use crate::games::listing::Listed;
 use crate::routes::utc;
 use crate::rules::{Cell, Kind, Player, Position};
 
-use super::model::{seat_name, Loaded, SeatState, Status};
+use crate::games::model::{seat_name, GameState, Loaded, SeatState, Status};
 
 /// A player's seat and standing.
 #[derive(Debug, Serialize, ToSchema)]
@@ -240,7 +241,8 @@ pub fn hands(pos: &Position) -> BTreeMap<String, BTreeMap<String, u8>> {
 }
 
 /// The game as `viewer` sees it (legal moves only for the player to move).
-pub fn game_view(g: &Loaded, proposals: Vec<ProposalRow>, viewer: Option<&str>) -> GameView {
+pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
+    let (g, proposals) = (&state.game, &state.proposals);
     let pos = g.position();
     let started = matches!(g.status(), Status::Active | Status::Finished) || g.row.imported;
     let out = eliminations(&g.actions);
@@ -342,8 +344,9 @@ pub fn game_view(g: &Loaded, proposals: Vec<ProposalRow>, viewer: Option<&str>) 
             .and_then(crate::rules::Alliance::parse)
             .map(|a| seats(a.members())),
         alliance_proposals: proposals
-            .into_iter()
+            .iter()
             .filter(|p| p.status == "pending")
+            .cloned()
             .map(ProposalView::from)
             .collect(),
         actions: g.row.seq,
@@ -392,11 +395,72 @@ pub fn action_views(g: &Loaded) -> Vec<ActionView> {
             username: a
                 .seat
                 .as_deref()
-                .and_then(super::model::parse_seat)
+                .and_then(crate::games::model::parse_seat)
                 .and_then(|p| g.seat(p).name().map(str::to_owned)),
             at: utc(a.created_at),
             position: a.position_after.clone(),
             effects: serde_json::from_str(&a.effects).unwrap_or(Value::Array(vec![])),
         })
         .collect()
+}
+
+/// A game in a list.
+#[derive(Serialize, ToSchema)]
+pub struct GameSummary {
+    pub id: String,
+    pub status: String,
+    pub players: Vec<PlayerView>,
+    pub to_move: Option<String>,
+    pub ply: i32,
+    pub position: String,
+    pub deadline: Option<DateTime<Utc>>,
+    pub result: Option<ResultView>,
+    pub your_seat: Option<String>,
+    pub your_turn: bool,
+    pub days_per_move: Option<i32>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+#[derive(Deserialize)]
+struct StoredResult {
+    winner: Option<String>,
+    draw: Option<Vec<String>>,
+    reason: String,
+}
+impl From<Listed> for GameSummary {
+    fn from(l: Listed) -> Self {
+        Self {
+            players: l
+                .seats
+                .iter()
+                .map(|s| PlayerView {
+                    seat: seat_name(s.seat).to_owned(),
+                    username: s.name().map(str::to_owned),
+                    state: s.state.as_str().to_owned(),
+                    elimination: None,
+                    in_check: false,
+                })
+                .collect(),
+            id: l.row.id,
+            to_move: l.row.to_move.filter(|_| l.row.status == "active"),
+            ply: l.row.ply,
+            status: l.row.status,
+            position: l.row.position,
+            deadline: l.row.deadline.map(utc),
+            result: l
+                .row
+                .result
+                .and_then(|r| serde_json::from_str::<StoredResult>(&r).ok())
+                .map(|r| ResultView {
+                    winner: r.winner,
+                    draw: r.draw,
+                    reason: r.reason,
+                }),
+            your_seat: l.your_seat.map(|p| seat_name(p).to_owned()),
+            your_turn: l.your_turn,
+            days_per_move: l.row.days_per_move,
+            created_at: utc(l.row.created_at),
+            updated_at: utc(l.row.updated_at),
+        }
+    }
 }

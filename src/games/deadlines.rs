@@ -1,0 +1,81 @@
+//! Deadlines: time-outs (R35) and the reminder before them.
+
+use chrono::{Duration, NaiveDateTime};
+use serde_json::json;
+
+use crate::db::{self, DbConnection};
+use crate::rules::Action;
+
+use super::events::{self, emit, players_json};
+use super::journal::{append, lost_race_is_nothing_to_do, save_row};
+use super::model::{load_for_update, seat_name, Status};
+use super::{GameError, Settings};
+
+/// Ends the turn of a player whose time ran out (R35). Returns false when there was
+/// nothing to do: the game moved on, or another process did it first.
+pub fn time_out(
+    conn: &mut DbConnection,
+    settings: &Settings,
+    game_id: &str,
+    now: NaiveDateTime,
+) -> Result<bool, GameError> {
+    let r = db::write_transaction(conn, |conn| {
+        let g = load_for_update(conn, game_id)?;
+        let overdue = g.status() == Status::Active && g.row.deadline.is_some_and(|d| d <= now);
+        let Some(p) = g.position().to_move().filter(|_| overdue) else {
+            return Ok(false);
+        };
+        append(conn, settings, &g, Action::TimeOut(p), None, now)?;
+        Ok(true)
+    });
+    lost_race_is_nothing_to_do(r)
+}
+
+/// How long before the deadline the player to move is reminded: a fifth of the time
+/// control, or a day (at most half the time control), whichever is longer.
+pub fn reminder_window(settings: &Settings, days: i32) -> Duration {
+    let period = settings.day * days;
+    std::cmp::max(period / 5, std::cmp::min(settings.day, period / 2))
+}
+
+/// Writes the one reminder of a turn whose deadline is near. Returns whether it did.
+pub fn remind(
+    conn: &mut DbConnection,
+    settings: &Settings,
+    game_id: &str,
+    now: NaiveDateTime,
+) -> Result<bool, GameError> {
+    let r = db::write_transaction(conn, |conn| {
+        let mut g = load_for_update(conn, game_id)?;
+        let (Some(deadline), Some(days)) = (g.row.deadline, g.row.days_per_move) else {
+            return Ok(false);
+        };
+        if g.status() != Status::Active || g.row.reminded_seq == Some(g.row.seq) || deadline <= now
+        {
+            return Ok(false);
+        }
+        if deadline - now > reminder_window(settings, days) {
+            return Ok(false);
+        }
+        let Some(p) = g.position().to_move() else {
+            return Ok(false);
+        };
+        g.row.reminded_seq = Some(g.row.seq);
+        save_row(conn, &mut g.row, now)?;
+        emit(
+            conn,
+            game_id,
+            events::DEADLINE_APPROACHING,
+            g.seat(p).user_id.as_deref(),
+            json!({
+                "seat": seat_name(p),
+                "ply": g.position().ply(),
+                "deadline": deadline.and_utc(),
+                "players": players_json(&g),
+            }),
+            now,
+        )?;
+        Ok(true)
+    });
+    lost_race_is_nothing_to_do(r)
+}

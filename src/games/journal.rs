@@ -1,0 +1,184 @@
+//! The journal of a game: every action (move, resignation, alliance, time-out)
+//! is appended here, judged by the rules, stored with its events, and the
+//! game row is saved only if no one else changed it meanwhile. Shared by the
+//! use cases; not called from outside `games`.
+
+use chrono::NaiveDateTime;
+use serde_json::json;
+
+use crate::db::games::{ActionRow, GameRow};
+use crate::db::{self, DbConnection};
+use crate::rules::{Action, Event, Position};
+
+use super::events::{self, effect_json, emit, outcome_json, players_json};
+use super::model::{action_kind, action_notation, seat_name, Loaded, Status};
+use super::{GameError, Settings};
+
+pub(super) fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+pub(super) fn to_move_name(pos: &Position) -> Option<String> {
+    pos.to_move().map(|p| seat_name(p).to_owned())
+}
+
+/// Saves the game row with a version bump, or reports that someone else changed it.
+pub(super) fn save_row(
+    conn: &mut DbConnection,
+    row: &mut GameRow,
+    now: NaiveDateTime,
+) -> Result<(), GameError> {
+    let expected = row.version;
+    row.version += 1;
+    row.updated_at = now;
+    if db::games::update_game_if_version(conn, row, expected)? {
+        Ok(())
+    } else {
+        Err(GameError::Stale(
+            "the game changed while this request was handled; reload it and try again".into(),
+        ))
+    }
+}
+
+pub(super) fn your_turn(
+    conn: &mut DbConnection,
+    g: &Loaded,
+    now: NaiveDateTime,
+) -> Result<(), GameError> {
+    let Some(p) = g.position().to_move() else {
+        return Ok(());
+    };
+    let last = g.actions.iter().rev().find(|a| a.kind == "move");
+    emit(
+        conn,
+        &g.row.id,
+        events::YOUR_TURN,
+        g.seat(p).user_id.as_deref(),
+        json!({
+            "seat": seat_name(p),
+            "ply": g.position().ply(),
+            "deadline": g.row.deadline.map(|t| t.and_utc()),
+            "last_move": last.map(|a| json!({"move": a.notation, "seat": a.seat, "ply": a.ply})),
+            "players": players_json(g),
+            "position": g.position().to_string(),
+        }),
+        now,
+    )?;
+    Ok(())
+}
+
+/// Appends an action: the rules judge it, its row is inserted (the unique keys refuse a
+/// second one for the same ply or sequence number), the game row is updated if its
+/// version is unchanged, proposals whose premises fell lapse, and the events go to the
+/// outbox. Runs inside the caller's transaction.
+pub(super) fn append(
+    conn: &mut DbConnection,
+    settings: &Settings,
+    g: &Loaded,
+    action: Action,
+    actor: Option<&str>,
+    now: NaiveDateTime,
+) -> Result<Loaded, GameError> {
+    let before = *g.position();
+    let mut game = g.game.clone();
+    let entry = game.act(action).map_err(GameError::Illegal)?.clone();
+    let after = entry.position;
+    let mut row = g.row.clone();
+    row.seq += 1;
+    let action_row = ActionRow {
+        game_id: row.id.clone(),
+        seq: row.seq,
+        ply: matches!(action, Action::Move(_)).then_some(before.ply() as i32),
+        kind: action_kind(&action).into(),
+        notation: action_notation(&action),
+        seat: entry.player.map(|p| seat_name(p).to_owned()),
+        user_id: actor.map(str::to_owned),
+        position_after: after.to_string(),
+        effects: serde_json::Value::Array(entry.events.iter().map(effect_json).collect())
+            .to_string(),
+        created_at: now,
+    };
+    match db::games::insert_action(conn, &action_row) {
+        Ok(()) => {}
+        Err(e) if db::is_unique_violation(&e) => {
+            return Err(GameError::Stale(
+                "another action was recorded first; reload the game".into(),
+            ))
+        }
+        Err(e) => return Err(e.into()),
+    }
+    row.position = after.to_string();
+    row.ply = after.ply() as i32;
+    row.to_move = to_move_name(&after);
+    let turn_changed = before.to_move() != after.to_move() || matches!(action, Action::Move(_));
+    if let Some(o) = after.outcome() {
+        row.status = Status::Finished.as_str().into();
+        row.result = Some(outcome_json(&o).to_string());
+        row.finished_at = Some(now);
+        row.deadline = None;
+    } else if turn_changed {
+        row.deadline = row.days_per_move.map(|d| now + settings.day * d);
+        row.reminded_seq = None;
+    }
+    save_row(conn, &mut row, now)?;
+    let changed_premises = after.alliance() != before.alliance()
+        || after.living() != before.living()
+        || after.is_over();
+    if changed_premises {
+        db::games::lapse_proposals(conn, &row.id, now)?;
+    }
+    let mut actions = g.actions.clone();
+    actions.push(action_row);
+    let next = Loaded {
+        row,
+        seats: g.seats.clone(),
+        actions,
+        game,
+        creator_name: g.creator_name.clone(),
+    };
+    let everyone = next.player_ids();
+    let all = || everyone.iter().map(String::as_str);
+    if let Action::Move(m) = action {
+        let mover = entry.player.expect("moves have a player");
+        emit(
+            conn,
+            &next.row.id,
+            events::MOVE,
+            all().filter(|u| Some(*u) != actor),
+            json!({
+                "ply": before.ply(),
+                "move": m.to_string(),
+                "seat": seat_name(mover),
+                "username": next.seat(mover).name(),
+                "position": after.to_string(),
+                "to_move": to_move_name(&after),
+                "effects": entry.events.iter().map(effect_json).collect::<Vec<_>>(),
+            }),
+            now,
+        )?;
+    }
+    for e in &entry.events {
+        let kind = match e {
+            Event::AllianceFormed { .. } => events::ALLIANCE_FORMED,
+            Event::Eliminated { .. } => events::PLAYER_ELIMINATED,
+            Event::Finished(_) => events::FINISHED,
+            Event::AllianceDissolved { .. } => continue,
+        };
+        let mut payload = effect_json(e);
+        payload["ply"] = json!(after.ply());
+        payload["players"] = players_json(&next);
+        emit(conn, &next.row.id, kind, all(), payload, now)?;
+    }
+    if !after.is_over() && turn_changed {
+        your_turn(conn, &next, now)?;
+    }
+    Ok(next)
+}
+
+/// A sweep step that lost a race to another process has nothing left to do.
+pub(super) fn lost_race_is_nothing_to_do(r: Result<bool, GameError>) -> Result<bool, GameError> {
+    match r {
+        Err(GameError::Stale(_)) => Ok(false),
+        other => other,
+    }
+}

@@ -1,0 +1,181 @@
+//! Listing games: filters and the "most urgent first" order, without replays.
+
+use crate::db::games::GameRow;
+use crate::db::{self, DbConnection};
+use crate::rules::{Action, Move, Player, Position};
+
+use super::model::{load, seat_name, SeatInfo, SeatState, Status};
+use super::model::{load_state, GameState};
+use super::{GameError, Games};
+
+/// A game in a list: what is needed to choose what to open next, without a replay.
+#[derive(Debug, Clone)]
+pub struct Listed {
+    pub row: GameRow,
+    pub seats: Vec<SeatInfo>,
+    pub your_seat: Option<Player>,
+    pub your_turn: bool,
+}
+
+/// Which games to list.
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    /// Only games where the caller holds a seat.
+    pub mine: bool,
+    pub status: Option<Status>,
+    /// Only games where it is the caller's move.
+    pub my_turn: bool,
+    /// Only games with this user seated.
+    pub player: Option<String>,
+}
+
+/// Games for `user_id`, most urgent first: its own moves with the least time left,
+/// then other games by deadline, then the most recently changed. Returns one page
+/// and whether more follow.
+fn list(
+    conn: &mut DbConnection,
+    user_id: &str,
+    filter: &ListFilter,
+    offset: usize,
+    limit: usize,
+) -> Result<(Vec<Listed>, bool), GameError> {
+    let player_id = match &filter.player {
+        Some(name) => match db::users::find_by_username(conn, &name.to_ascii_lowercase())? {
+            Some(u) => Some(u.id),
+            None => return Ok((Vec::new(), false)),
+        },
+        None => None,
+    };
+    // The lobby (open games, not only the caller's) shows games with a seat to take,
+    // not games whose seats are all held for invitees.
+    let lobby =
+        !(filter.mine || filter.my_turn) && filter.status.unwrap_or(Status::Open) == Status::Open;
+    // Your own games are listed whatever their status unless one is asked for;
+    // everyone's games are listed by status, open by default.
+    let status = match filter.status {
+        Some(s) => Some(s),
+        None if filter.mine || filter.my_turn => None,
+        None => Some(Status::Open),
+    };
+    let query = db::games::GameListQuery {
+        user_id: user_id.to_owned(),
+        mine: filter.mine || filter.my_turn,
+        status: status.map(|s| s.as_str().to_owned()),
+        my_turn: filter.my_turn,
+        player_id,
+        with_open_seat: lobby,
+    };
+    // One row past the page tells whether more follow.
+    let rows = db::games::list_games(conn, &query, offset as i64, limit as i64 + 1)?;
+    let more = rows.len() > limit;
+    let ids: Vec<String> = rows.iter().take(limit).map(|r| r.id.clone()).collect();
+    let seat_rows = db::games::seats_of_games(conn, &ids)?;
+    let page = rows
+        .into_iter()
+        .take(limit)
+        .map(|row| {
+            let mine: Vec<_> = seat_rows
+                .iter()
+                .filter(|(s, _)| s.game_id == row.id)
+                .cloned()
+                .collect();
+            let seats = super::model::seat_infos(&mine);
+            let your_seat = seats
+                .iter()
+                .find(|s| s.user_id.as_deref() == Some(user_id) && s.state == SeatState::Joined)
+                .map(|s| s.seat);
+            let your_turn = row.status == "active"
+                && your_seat.is_some_and(|p| row.to_move.as_deref() == Some(seat_name(p)));
+            Listed {
+                row,
+                seats,
+                your_seat,
+                your_turn,
+            }
+        })
+        .collect();
+    Ok((page, more))
+}
+
+/// One page of games for the caller (see `list`).
+pub async fn list_games(
+    games: &Games,
+    caller: &str,
+    filter: ListFilter,
+    offset: usize,
+    limit: usize,
+) -> Result<(Vec<Listed>, bool), GameError> {
+    let caller = caller.to_owned();
+    db::run(&games.pool, move |conn| {
+        list(conn, &caller, &filter, offset, limit)
+    })
+    .await
+}
+
+/// A game and its pending proposals.
+pub async fn game(games: &Games, game_id: &str) -> Result<GameState, GameError> {
+    let id = game_id.to_owned();
+    db::run(&games.pool, move |conn| load_state(conn, &id)).await
+}
+
+/// A position of a game, for a picture of it.
+pub struct BoardAt {
+    pub position: Position,
+    /// The last move played up to it.
+    pub last_move: Option<Move>,
+    /// Who sits where (None for an open seat).
+    pub names: [Option<String>; 3],
+}
+
+/// The game's position at `ply` (default: now).
+pub async fn board_at(
+    games: &Games,
+    game_id: &str,
+    ply: Option<u32>,
+) -> Result<BoardAt, GameError> {
+    let id = game_id.to_owned();
+    let g = db::run(&games.pool, move |conn| load(conn, &id)).await?;
+    // Positions in order, each with the move that led to it.
+    let mut positions = vec![(*g.game.start(), None)];
+    for e in g.game.entries() {
+        let mv = match e.action {
+            Action::Move(m) => Some(m),
+            _ => positions.last().and_then(|(_, m)| *m),
+        };
+        positions.push((e.position, mv));
+    }
+    let (position, last_move) = match ply {
+        None => *positions.last().expect("the start at least"),
+        Some(n) => *positions
+            .iter()
+            .rev()
+            .find(|(p, _)| p.ply() == n)
+            .ok_or(GameError::NoSuchPly(n))?,
+    };
+    Ok(BoardAt {
+        position,
+        last_move,
+        names: [0, 1, 2].map(|i| g.seats[i].name().map(str::to_owned)),
+    })
+}
+
+/// The caller's events, oldest first, after the event `after`.
+pub async fn events_of(
+    games: &Games,
+    caller: &str,
+    after: Option<String>,
+    game_id: Option<String>,
+    limit: i64,
+) -> Result<Vec<db::games::EventRow>, GameError> {
+    let caller = caller.to_owned();
+    db::run(&games.pool, move |conn| {
+        Ok(db::games::events_of_user(
+            conn,
+            &caller,
+            after.as_deref(),
+            game_id.as_deref(),
+            limit,
+        )?)
+    })
+    .await
+}

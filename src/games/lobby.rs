@@ -1,0 +1,560 @@
+//! The lobby: creating games, taking seats, declining invitations, cancelling,
+//! and games whose seats were never filled lapsing.
+
+use chrono::NaiveDateTime;
+use serde_json::json;
+
+use crate::db::games::{GameRow, SeatRow};
+use crate::db::{self, DbConnection};
+use crate::domain::FieldError;
+use crate::rules::{Alliance, Illumination, Options, Player, Position, StuckPiece};
+
+use super::events::{self, emit, players_json};
+use super::journal::{lost_race_is_nothing_to_do, new_id, save_row, to_move_name, your_turn};
+use super::model::{
+    load, load_for_update, parse_seat, seat_name, Loaded, SeatInfo, SeatState, Status,
+};
+use super::model::{load_state, GameState};
+use super::{GameError, Games, Settings, DAYS_PER_MOVE};
+
+/// The creator's seat choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeatChoice {
+    Seat(Player),
+    Random,
+}
+
+/// A game to create, already checked for shape.
+#[derive(Debug, Clone)]
+pub struct NewGame {
+    pub seat: SeatChoice,
+    /// Usernames (normalised), in the order their seats are handed out.
+    pub invite: Vec<String>,
+    pub open_seats: usize,
+    pub days_per_move: Option<i32>,
+    pub options: Options,
+    pub allies: Option<Alliance>,
+}
+
+/// A game as asked for, before it is checked.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GameRequest<'a> {
+    /// `first`, `middle`, `last` or `random` (default).
+    pub seat: Option<&'a str>,
+    pub invite: &'a [String],
+    pub open_seats: Option<usize>,
+    pub days_per_move: Option<i32>,
+    pub stuck_piece: Option<&'a str>,
+    pub illumination: Option<&'a str>,
+    pub allies: Option<&'a [String]>,
+}
+
+impl NewGame {
+    /// Checks a request: seats, invitees (named once each, at most two),
+    /// seat counts, the time control, rule options (R19, R24) and starting
+    /// allies (R11). Every offending field is reported.
+    pub fn new(req: GameRequest<'_>) -> Result<NewGame, GameError> {
+        let mut errors = Vec::new();
+        let seat = match req.seat {
+            None | Some("random") => Some(SeatChoice::Random),
+            Some(s) => match parse_seat(s).filter(|_| s.len() > 1) {
+                Some(p) => Some(SeatChoice::Seat(p)),
+                None => {
+                    errors.push(FieldError::new(
+                        "seat",
+                        "invalid",
+                        "must be first, middle, last or random",
+                    ));
+                    None
+                }
+            },
+        };
+        let mut invite = Vec::new();
+        for (i, name) in req.invite.iter().enumerate() {
+            let n = name.trim().to_lowercase();
+            if n.is_empty() {
+                errors.push(FieldError::new(
+                    format!("invite[{i}]"),
+                    "required",
+                    "must be a username",
+                ));
+            } else if invite.contains(&n) {
+                errors.push(FieldError::new(
+                    format!("invite[{i}]"),
+                    "duplicate",
+                    "is invited twice",
+                ));
+            } else {
+                invite.push(n);
+            }
+        }
+        if invite.len() > 2 {
+            errors.push(FieldError::new(
+                "invite",
+                "too-many",
+                "at most two players can be invited",
+            ));
+        }
+        let open_seats = req
+            .open_seats
+            .unwrap_or(2usize.saturating_sub(invite.len()));
+        if invite.len() <= 2 && invite.len() + open_seats != 2 {
+            errors.push(FieldError::new(
+                "open_seats",
+                "seat-count",
+                format!("the two other seats must be invitations or open seats: {} invited + {open_seats} open ≠ 2", invite.len()),
+            ));
+        }
+        if let Some(d) = req.days_per_move {
+            if !DAYS_PER_MOVE.contains(&d) {
+                errors.push(FieldError::new(
+                    "days_per_move",
+                    "invalid",
+                    "must be 1, 2, 3, 5, 7, 10 or 14 (or null for unlimited)",
+                ));
+            }
+        }
+        let stuck_piece = match req.stuck_piece {
+            None => StuckPiece::default(),
+            Some(s) => s.parse().unwrap_or_else(|e: String| {
+                errors.push(FieldError::new("options.stuck_piece", "invalid", e));
+                StuckPiece::default()
+            }),
+        };
+        let illumination = match req.illumination {
+            None => Illumination::default(),
+            Some(s) => s.parse().unwrap_or_else(|e: String| {
+                errors.push(FieldError::new("options.illumination", "invalid", e));
+                Illumination::default()
+            }),
+        };
+        let allies = match req.allies {
+            None => None,
+            Some([a, b]) => match (parse_seat(a), parse_seat(b)) {
+                (Some(a), Some(b)) if a != b => Alliance::new(a, b),
+                _ => {
+                    errors.push(FieldError::new(
+                        "allies",
+                        "invalid",
+                        "must be two different seats",
+                    ));
+                    None
+                }
+            },
+            Some(_) => {
+                errors.push(FieldError::new(
+                    "allies",
+                    "invalid",
+                    "must be two different seats",
+                ));
+                None
+            }
+        };
+        match seat {
+            Some(seat) if errors.is_empty() => Ok(NewGame {
+                seat,
+                invite,
+                open_seats,
+                days_per_move: req.days_per_move,
+                options: Options {
+                    stuck_piece,
+                    illumination,
+                },
+                allies,
+            }),
+            _ => Err(GameError::Invalid(errors)),
+        }
+    }
+}
+
+/// Creates a game with the creator seated; invitees are asked, open seats wait.
+fn create(
+    conn: &mut DbConnection,
+    settings: &Settings,
+    creator_id: &str,
+    new: NewGame,
+    now: NaiveDateTime,
+) -> Result<Loaded, GameError> {
+    db::write_transaction(conn, |conn| {
+        let creator = db::users::find_by_id(conn, creator_id)?
+            .ok_or_else(|| GameError::Forbidden("your account no longer exists".into()))?;
+        let mut invitees = Vec::new();
+        for name in &new.invite {
+            let user = db::users::find_by_username(conn, name)?
+                .ok_or_else(|| GameError::UnknownUser(name.clone()))?;
+            if user.id == creator.id {
+                return Err(GameError::invalid(
+                    "invite",
+                    "self",
+                    "you cannot invite yourself",
+                ));
+            }
+            invitees.push(user);
+        }
+        let creator_seat = match new.seat {
+            SeatChoice::Seat(p) => p,
+            SeatChoice::Random => Player::from_index(rand::random_range(0..3)),
+        };
+        let start = match new.allies {
+            Some(a) => Position::start_allied(a, new.options),
+            None => Position::start().with_options(new.options),
+        };
+        let id = new_id();
+        let row = GameRow {
+            id: id.clone(),
+            created_by: Some(creator.id.clone()),
+            status: Status::Open.as_str().into(),
+            days_per_move: new.days_per_move,
+            stuck_piece: new.options.stuck_piece.as_str().into(),
+            illumination: new.options.illumination.as_str().into(),
+            allies: new.allies.map(|a| a.to_string()),
+            start_position: start.to_string(),
+            position: start.to_string(),
+            ply: start.ply() as i32,
+            seq: 0,
+            version: 0,
+            to_move: to_move_name(&start),
+            result: None,
+            deadline: None,
+            reminded_seq: None,
+            expires_at: Some(now + settings.open_for),
+            imported: false,
+            created_at: now,
+            started_at: None,
+            finished_at: None,
+            updated_at: now,
+        };
+        db::games::insert_game(conn, &row)?;
+        let mut others = Player::ALL.into_iter().filter(|p| *p != creator_seat);
+        let mut seats = vec![SeatRow {
+            game_id: id.clone(),
+            seat: seat_name(creator_seat).into(),
+            user_id: Some(creator.id.clone()),
+            display_name: None,
+            state: SeatState::Joined.as_str().into(),
+            joined_at: Some(now),
+        }];
+        for user in &invitees {
+            let p = others.next().expect("at most two invitees");
+            seats.push(SeatRow {
+                game_id: id.clone(),
+                seat: seat_name(p).into(),
+                user_id: Some(user.id.clone()),
+                display_name: None,
+                state: SeatState::Invited.as_str().into(),
+                joined_at: None,
+            });
+        }
+        for p in others {
+            seats.push(SeatRow {
+                game_id: id.clone(),
+                seat: seat_name(p).into(),
+                user_id: None,
+                display_name: None,
+                state: SeatState::Open.as_str().into(),
+                joined_at: None,
+            });
+        }
+        for s in &seats {
+            db::games::insert_seat(conn, s)?;
+        }
+        let loaded = load(conn, &id)?;
+        for s in loaded
+            .seats
+            .iter()
+            .filter(|s| s.state == SeatState::Invited)
+        {
+            emit(
+                conn,
+                &id,
+                events::INVITED,
+                s.user_id.as_deref(),
+                json!({
+                    "seat": seat_name(s.seat),
+                    "invited_by": creator.username,
+                    "players": players_json(&loaded),
+                    "days_per_move": new.days_per_move,
+                    "expires_at": row.expires_at.map(|t| t.and_utc()),
+                }),
+                now,
+            )?;
+        }
+        Ok(loaded)
+    })
+}
+
+/// Takes an open seat (a given one, or the first) or accepts an invitation. When the
+/// third seat is filled the game starts.
+fn join(
+    conn: &mut DbConnection,
+    settings: &Settings,
+    user_id: &str,
+    game_id: &str,
+    wanted: Option<Player>,
+    now: NaiveDateTime,
+) -> Result<Loaded, GameError> {
+    db::write_transaction(conn, |conn| {
+        let mut g = load_for_update(conn, game_id)?;
+        if let Some(mine) = g.seat_of(user_id) {
+            if mine.state == SeatState::Joined {
+                // Joining twice changes nothing.
+                return Ok(g);
+            }
+        }
+        if g.status() != Status::Open {
+            return Err(GameError::State(format!(
+                "the game is {}; seats are taken only while it is open",
+                g.status().as_str()
+            )));
+        }
+        let seat = match g.seat_of(user_id) {
+            Some(s) => {
+                if wanted.is_some_and(|w| w != s.seat) {
+                    return Err(GameError::invalid(
+                        "seat",
+                        "invited-elsewhere",
+                        format!("you are invited to the {} seat", seat_name(s.seat)),
+                    ));
+                }
+                s.seat
+            }
+            None => {
+                let open: Vec<Player> = g
+                    .seats
+                    .iter()
+                    .filter(|s| s.state == SeatState::Open)
+                    .map(|s| s.seat)
+                    .collect();
+                match wanted {
+                    Some(w) if open.contains(&w) => w,
+                    Some(w) => {
+                        return Err(GameError::State(format!(
+                            "the {} seat is not open",
+                            seat_name(w)
+                        )))
+                    }
+                    None => *open
+                        .first()
+                        .ok_or_else(|| GameError::State("this game has no open seat".into()))?,
+                }
+            }
+        };
+        let info = SeatInfo {
+            seat,
+            user_id: Some(user_id.to_owned()),
+            username: None,
+            display_name: None,
+            state: SeatState::Joined,
+            joined_at: Some(now),
+        };
+        db::games::update_seat(conn, &info.to_row(game_id))?;
+        let all_joined = g
+            .seats
+            .iter()
+            .all(|s| s.seat == seat || s.state == SeatState::Joined);
+        if all_joined {
+            g.row.status = Status::Active.as_str().into();
+            g.row.started_at = Some(now);
+            g.row.expires_at = None;
+            g.row.deadline = g.row.days_per_move.map(|d| now + settings.day * d);
+        }
+        save_row(conn, &mut g.row, now)?;
+        let g = load_for_update(conn, game_id)?;
+        if all_joined {
+            let ids = g.player_ids();
+            emit(
+                conn,
+                game_id,
+                events::STARTED,
+                ids.iter().map(String::as_str),
+                json!({
+                    "players": players_json(&g),
+                    "to_move": to_move_name(g.position()),
+                    "deadline": g.row.deadline.map(|t| t.and_utc()),
+                }),
+                now,
+            )?;
+            your_turn(conn, &g, now)?;
+        }
+        Ok(g)
+    })
+}
+
+/// An invitee declines: its seat opens to anyone, and the creator hears of it.
+fn decline(
+    conn: &mut DbConnection,
+    user_id: &str,
+    game_id: &str,
+    now: NaiveDateTime,
+) -> Result<Loaded, GameError> {
+    db::write_transaction(conn, |conn| {
+        let mut g = load_for_update(conn, game_id)?;
+        let seat = match g.seat_of(user_id) {
+            Some(s) if s.state == SeatState::Invited => s.seat,
+            Some(_) => return Err(GameError::State("you have already joined; resign instead once it starts, or ask the creator to cancel".into())),
+            None => return Err(GameError::NotAPlayer),
+        };
+        if g.status() != Status::Open {
+            return Err(GameError::State(format!(
+                "the game is {}",
+                g.status().as_str()
+            )));
+        }
+        let open = SeatInfo {
+            seat,
+            user_id: None,
+            username: None,
+            display_name: None,
+            state: SeatState::Open,
+            joined_at: None,
+        };
+        db::games::update_seat(conn, &open.to_row(game_id))?;
+        let name = g.seat(seat).username.clone();
+        save_row(conn, &mut g.row, now)?;
+        if let Some(creator) = g.row.created_by.clone() {
+            emit(
+                conn,
+                game_id,
+                events::DECLINED,
+                [creator.as_str()],
+                json!({"seat": seat_name(seat), "username": name}),
+                now,
+            )?;
+        }
+        load(conn, game_id)
+    })
+}
+
+/// The creator calls the game off before it starts.
+fn cancel(
+    conn: &mut DbConnection,
+    user_id: &str,
+    game_id: &str,
+    now: NaiveDateTime,
+) -> Result<Loaded, GameError> {
+    db::write_transaction(conn, |conn| {
+        let mut g = load_for_update(conn, game_id)?;
+        if g.row.created_by.as_deref() != Some(user_id) {
+            return Err(GameError::Forbidden(
+                "only the game's creator can cancel it".into(),
+            ));
+        }
+        if g.status() != Status::Open {
+            return Err(GameError::State(format!(
+                "the game is {}; only a game that has not started can be cancelled",
+                g.status().as_str()
+            )));
+        }
+        g.row.status = Status::Cancelled.as_str().into();
+        g.row.finished_at = Some(now);
+        g.row.expires_at = None;
+        save_row(conn, &mut g.row, now)?;
+        let others: Vec<String> = g
+            .seats
+            .iter()
+            .filter_map(|s| s.user_id.clone())
+            .filter(|u| u != user_id)
+            .collect();
+        emit(
+            conn,
+            game_id,
+            events::CANCELLED,
+            others.iter().map(String::as_str),
+            json!({"players": players_json(&g)}),
+            now,
+        )?;
+        load(conn, game_id)
+    })
+}
+
+/// Closes an open game whose invitations and open seats lapsed.
+pub fn expire(
+    conn: &mut DbConnection,
+    game_id: &str,
+    now: NaiveDateTime,
+) -> Result<bool, GameError> {
+    let r = db::write_transaction(conn, |conn| {
+        let mut g = load_for_update(conn, game_id)?;
+        if g.status() != Status::Open || g.row.expires_at.is_none_or(|e| e > now) {
+            return Ok(false);
+        }
+        g.row.status = Status::Expired.as_str().into();
+        g.row.finished_at = Some(now);
+        save_row(conn, &mut g.row, now)?;
+        let seated: Vec<String> = g.seats.iter().filter_map(|s| s.user_id.clone()).collect();
+        emit(
+            conn,
+            game_id,
+            events::EXPIRED,
+            seated.iter().map(String::as_str),
+            json!({"players": players_json(&g)}),
+            now,
+        )?;
+        Ok(true)
+    });
+    lost_race_is_nothing_to_do(r)
+}
+
+/// Creates a game with the caller seated; invitees are asked, open seats wait.
+pub async fn create_game(
+    games: &Games,
+    caller: &str,
+    new: NewGame,
+    now: NaiveDateTime,
+) -> Result<GameState, GameError> {
+    let (settings, caller) = (games.settings, caller.to_owned());
+    db::run(&games.pool, move |conn| {
+        let game = create(conn, &settings, &caller, new, now)?;
+        Ok(GameState::without_proposals(game))
+    })
+    .await
+}
+
+/// Takes an open seat (`seat`, or the first) or accepts the caller's
+/// invitation; the third seat filled starts the game.
+pub async fn join_game(
+    games: &Games,
+    caller: &str,
+    game_id: &str,
+    seat: Option<Player>,
+    now: NaiveDateTime,
+) -> Result<GameState, GameError> {
+    let (settings, caller, id) = (games.settings, caller.to_owned(), game_id.to_owned());
+    db::run(&games.pool, move |conn| {
+        join(conn, &settings, &caller, &id, seat, now)?;
+        load_state(conn, &id)
+    })
+    .await
+}
+
+/// The caller declines an invitation: the seat opens to anyone.
+pub async fn decline_invitation(
+    games: &Games,
+    caller: &str,
+    game_id: &str,
+    now: NaiveDateTime,
+) -> Result<GameState, GameError> {
+    let (caller, id) = (caller.to_owned(), game_id.to_owned());
+    db::run(&games.pool, move |conn| {
+        Ok(GameState::without_proposals(decline(
+            conn, &caller, &id, now,
+        )?))
+    })
+    .await
+}
+
+/// The creator cancels a game that has not started.
+pub async fn cancel_game(
+    games: &Games,
+    caller: &str,
+    game_id: &str,
+    now: NaiveDateTime,
+) -> Result<GameState, GameError> {
+    let (caller, id) = (caller.to_owned(), game_id.to_owned());
+    db::run(&games.pool, move |conn| {
+        Ok(GameState::without_proposals(cancel(
+            conn, &caller, &id, now,
+        )?))
+    })
+    .await
+}

@@ -1,0 +1,152 @@
+//! Playing: moves and resignations (R35).
+
+use chrono::NaiveDateTime;
+
+use crate::db::{self, DbConnection};
+use crate::rules::{Action, IllegalKind, Move};
+
+use super::journal::append;
+use super::model::{load_for_update, seat_name, Loaded, Status};
+use super::model::{load_state, GameState};
+use super::{GameError, Games, Settings};
+
+/// The result of a move submission: the game after it, and whether this request
+/// stored it (false when it repeats a move already stored).
+pub struct Played {
+    pub game: Loaded,
+    pub created: bool,
+}
+
+/// Plays a move for the caller at the ply it names.
+fn play(
+    conn: &mut DbConnection,
+    settings: &Settings,
+    user_id: &str,
+    game_id: &str,
+    move_text: &str,
+    ply: i64,
+    now: NaiveDateTime,
+) -> Result<Played, GameError> {
+    db::write_transaction(conn, |conn| {
+        let g = load_for_update(conn, game_id)?;
+        let seat = g.joined_seat(user_id)?;
+        let mv = Move::parse(move_text).map_err(|e| {
+            GameError::Illegal(crate::rules::Illegal {
+                kind: IllegalKind::Malformed,
+                message: e.to_string(),
+            })
+        })?;
+        // The same move for the same ply again: answer as the first time, store nothing.
+        if let Some(done) = g.actions.iter().find(|a| a.ply.map(i64::from) == Some(ply)) {
+            if done.notation == mv.to_string() && done.user_id.as_deref() == Some(user_id) {
+                return Ok(Played {
+                    game: g,
+                    created: false,
+                });
+            }
+        }
+        match g.status() {
+            Status::Finished => return Err(GameError::GameOver),
+            Status::Active => {}
+            other => {
+                return Err(GameError::State(format!(
+                    "the game is {}; moves are played once it is active",
+                    other.as_str()
+                )))
+            }
+        }
+        let current = g.position().ply() as i64;
+        if ply != current {
+            return Err(GameError::Stale(format!(
+                "ply {ply} is not the next move: the game is at ply {current}; reload it"
+            )));
+        }
+        if g.position().to_move() != Some(seat) {
+            let whose = g
+                .position()
+                .to_move()
+                .map_or("nobody's".to_string(), |p| format!("{}'s", seat_name(p)));
+            return Err(GameError::Illegal(crate::rules::Illegal {
+                kind: IllegalKind::NotYourTurn,
+                message: format!("it is {whose} turn, not yours ({})", seat_name(seat)),
+            }));
+        }
+        let next = append(conn, settings, &g, Action::Move(mv), Some(user_id), now)?;
+        Ok(Played {
+            game: next,
+            created: true,
+        })
+    })
+}
+
+/// The caller resigns (R35).
+fn resign(
+    conn: &mut DbConnection,
+    settings: &Settings,
+    user_id: &str,
+    game_id: &str,
+    now: NaiveDateTime,
+) -> Result<Loaded, GameError> {
+    db::write_transaction(conn, |conn| {
+        let g = load_for_update(conn, game_id)?;
+        let seat = g.joined_seat(user_id)?;
+        match g.status() {
+            Status::Finished => return Err(GameError::GameOver),
+            Status::Active => {}
+            other => {
+                return Err(GameError::State(format!(
+                    "the game is {}; cancel or decline instead",
+                    other.as_str()
+                )))
+            }
+        }
+        append(conn, settings, &g, Action::Resign(seat), Some(user_id), now)
+    })
+}
+
+/// A move to play: its R33 notation and the ply the caller believes is next.
+#[derive(Debug, Clone)]
+pub struct MoveSubmission {
+    pub notation: String,
+    pub ply: i64,
+}
+
+/// Plays the caller's move. The same move for the same ply again changes
+/// nothing and answers the same.
+pub async fn play_move(
+    games: &Games,
+    caller: &str,
+    game_id: &str,
+    submission: MoveSubmission,
+    now: NaiveDateTime,
+) -> Result<GameState, GameError> {
+    let (settings, caller, id) = (games.settings, caller.to_owned(), game_id.to_owned());
+    db::run(&games.pool, move |conn| {
+        play(
+            conn,
+            &settings,
+            &caller,
+            &id,
+            submission.notation.trim(),
+            submission.ply,
+            now,
+        )?;
+        load_state(conn, &id)
+    })
+    .await
+}
+
+/// The caller resigns (R35); the others play on.
+pub async fn resign_game(
+    games: &Games,
+    caller: &str,
+    game_id: &str,
+    now: NaiveDateTime,
+) -> Result<GameState, GameError> {
+    let (settings, caller, id) = (games.settings, caller.to_owned(), game_id.to_owned());
+    db::run(&games.pool, move |conn| {
+        resign(conn, &settings, &caller, &id, now)?;
+        load_state(conn, &id)
+    })
+    .await
+}

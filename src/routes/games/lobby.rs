@@ -1,0 +1,184 @@
+//! The lobby: create, join, decline, cancel.
+
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+use utoipa::{IntoParams, ToSchema};
+
+use super::view::{game_view, GameView};
+use super::{query, seat_param};
+use crate::auth::Authenticated;
+use crate::domain::Scope;
+use crate::error::{ApiError, Problem};
+use crate::games::lobby::{self, GameRequest, NewGame};
+use crate::routes::json::ApiJson;
+use crate::routes::{AuthProblems, JsonBodyProblems};
+use crate::state::AppState;
+
+/// Rule options (RULES.md R19, R24).
+#[derive(Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct OptionsRequest {
+    /// `promote` (default) or `stay`.
+    #[schema(example = "promote")]
+    pub stuck_piece: Option<String>,
+    /// `selective` (default) or `all`.
+    #[schema(example = "selective")]
+    pub illumination: Option<String>,
+}
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"seat": "first", "invite": ["bob"], "open_seats": 1, "days_per_move": 3}))]
+pub struct CreateGameRequest {
+    /// Your seat: `first`, `middle`, `last` or `random` (default).
+    #[schema(example = "first")]
+    pub seat: Option<String>,
+    /// Usernames to invite; they take the remaining seats in turn order.
+    #[serde(default)]
+    pub invite: Vec<String>,
+    /// Seats anyone may take (default: the seats not given to invitees).
+    pub open_seats: Option<usize>,
+    /// 1, 2, 3, 5, 7, 10 or 14 days per move; null or absent for unlimited time.
+    pub days_per_move: Option<i32>,
+    #[serde(default)]
+    pub options: OptionsRequest,
+    /// Two seats that start allied (R11): the third moves first, its king promoted.
+    pub allies: Option<Vec<String>>,
+}
+impl CreateGameRequest {
+    fn parse(&self) -> Result<NewGame, ApiError> {
+        Ok(NewGame::new(GameRequest {
+            seat: self.seat.as_deref(),
+            invite: &self.invite,
+            open_seats: self.open_seats,
+            days_per_move: self.days_per_move,
+            stuck_piece: self.options.stuck_piece.as_deref(),
+            illumination: self.options.illumination.as_deref(),
+            allies: self.allies.as_deref(),
+        })?)
+    }
+}
+
+/// Create a game.
+#[utoipa::path(
+    post,
+    path = "/api/v1/games",
+    operation_id = "create_game",
+    tag = "games",
+    request_body = CreateGameRequest,
+    security(("bearer_jwt" = []), ("personal_access_token" = ["games:play"])),
+    responses(
+        (status = 201, description = "Created; invitees are asked, open seats wait", body = GameView),
+        (status = 403, description = "The token lacks `games:play` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid fields, or an unknown username to invite", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+        JsonBodyProblems,
+    )
+)]
+pub async fn create(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    body: ApiJson<CreateGameRequest>,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_scope(Scope::GamesPlay)?;
+    let new = body.0.parse()?;
+    let g = lobby::create_game(&state.games, &auth.user_id, new, state.clock.now()).await?;
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, format!("/api/v1/games/{}", g.game.row.id)))
+        .json(game_view(&g, Some(&auth.user_id))))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct JoinQuery {
+    /// The seat to take (`first`, `middle` or `last`); default: the first open seat.
+    pub seat: Option<String>,
+}
+/// Take an open seat, or accept your invitation. The game starts when the third
+/// seat is filled.
+#[utoipa::path(
+    post,
+    path = "/api/v1/games/{id}/join",
+    operation_id = "join_game",
+    tag = "games",
+    params(("id" = String, Path, description = "The game's id"), JoinQuery),
+    security(("bearer_jwt" = []), ("personal_access_token" = ["games:play"])),
+    responses(
+        (status = 200, description = "You are seated", body = GameView),
+        (status = 403, description = "The token lacks `games:play`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The game is not open or has no open seat (`game-state`)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid seat", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+    )
+)]
+pub async fn join(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_scope(Scope::GamesPlay)?;
+    let q = query::<JoinQuery>(&req)?;
+    let seat = q
+        .seat
+        .as_deref()
+        .map(|s| seat_param("seat", s))
+        .transpose()?;
+    let now = state.clock.now();
+    let g = lobby::join_game(&state.games, &auth.user_id, &path, seat, now).await?;
+    Ok(HttpResponse::Ok().json(game_view(&g, Some(&auth.user_id))))
+}
+
+/// Decline your invitation; the seat opens to anyone.
+#[utoipa::path(
+    post,
+    path = "/api/v1/games/{id}/decline",
+    operation_id = "decline_game",
+    tag = "games",
+    params(("id" = String, Path, description = "The game's id")),
+    security(("bearer_jwt" = []), ("personal_access_token" = ["games:play"])),
+    responses(
+        (status = 200, description = "Declined", body = GameView),
+        (status = 403, description = "You are not invited to this game (`not-a-player`)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Already joined, or the game is no longer open (`game-state`)", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+    )
+)]
+pub async fn decline(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_scope(Scope::GamesPlay)?;
+    let now = state.clock.now();
+    let g = lobby::decline_invitation(&state.games, &auth.user_id, &path, now).await?;
+    Ok(HttpResponse::Ok().json(game_view(&g, Some(&auth.user_id))))
+}
+
+/// Cancel a game you created, before it starts.
+#[utoipa::path(
+    post,
+    path = "/api/v1/games/{id}/cancel",
+    operation_id = "cancel_game",
+    tag = "games",
+    params(("id" = String, Path, description = "The game's id")),
+    security(("bearer_jwt" = []), ("personal_access_token" = ["games:play"])),
+    responses(
+        (status = 200, description = "Cancelled", body = GameView),
+        (status = 403, description = "You did not create this game (`forbidden`)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The game has started (`game-state`)", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+    )
+)]
+pub async fn cancel(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_scope(Scope::GamesPlay)?;
+    let g = lobby::cancel_game(&state.games, &auth.user_id, &path, state.clock.now()).await?;
+    Ok(HttpResponse::Ok().json(game_view(&g, Some(&auth.user_id))))
+}

@@ -1,0 +1,121 @@
+//! Playing: moves and resignations.
+
+use actix_web::http::header;
+use actix_web::{web, HttpResponse};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::view::{action_views, game_view, ActionView, GameView};
+use crate::auth::{Authenticated, MaybeAuthenticated};
+use crate::domain::Scope;
+use crate::error::{ApiError, Problem};
+use crate::games::listing;
+use crate::games::moves::{self, MoveSubmission};
+use crate::routes::json::ApiJson;
+use crate::routes::{AuthProblems, JsonBodyProblems};
+use crate::state::AppState;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"move": "7k7j", "ply": 2}))]
+pub struct MoveRequest {
+    /// The move in R33 notation: `7k7j`, `6b6a+`, `P*7g`, `10d!7d,9e`.
+    #[schema(example = "7k7j")]
+    pub r#move: String,
+    /// The ply you believe is next (the game's `ply`); a different one is stale.
+    #[schema(example = 2)]
+    pub ply: i64,
+}
+/// Play a move. Sending the same move for the same ply again changes nothing and
+/// answers the same way.
+#[utoipa::path(
+    post,
+    path = "/api/v1/games/{id}/moves",
+    operation_id = "play_move",
+    tag = "games",
+    params(("id" = String, Path, description = "The game's id")),
+    request_body = MoveRequest,
+    security(("bearer_jwt" = []), ("personal_access_token" = ["games:play"])),
+    responses(
+        (status = 201, description = "Played; the game after it", body = GameView),
+        (status = 403, description = "Not a player (`not-a-player`), not your turn (`not-your-turn`), or the token lacks `games:play`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Stale `ply`: someone moved first (`stale-ply`), or the game has not started (`game-state`)", body = Problem, content_type = "application/problem+json"),
+        (status = 410, description = "The game is over (`game-over`)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Illegal or malformed move; `code` is the rules' reason, e.g. `king-in-check`, `path-blocked`, `promotion-required`", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+        JsonBodyProblems,
+    )
+)]
+pub async fn play(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    body: ApiJson<MoveRequest>,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_scope(Scope::GamesPlay)?;
+    let MoveRequest { r#move, ply } = body.0;
+    let submission = MoveSubmission {
+        notation: r#move,
+        ply,
+    };
+    let now = state.clock.now();
+    let g = moves::play_move(&state.games, &auth.user_id, &path, submission, now).await?;
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, format!("/api/v1/games/{}", g.game.row.id)))
+        .json(game_view(&g, Some(&auth.user_id))))
+}
+
+/// The moves and other actions of a game, in order, each with who acted, when, and
+/// the position after it.
+#[utoipa::path(
+    get,
+    path = "/api/v1/games/{id}/moves",
+    operation_id = "list_moves",
+    tag = "games",
+    params(("id" = String, Path, description = "The game's id")),
+    security((), ("bearer_jwt" = []), ("personal_access_token" = ["games:read"])),
+    responses(
+        (status = 200, description = "The actions", body = [ActionView]),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+    )
+)]
+pub async fn moves(
+    auth: MaybeAuthenticated,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    if let Some(a) = &auth.0 {
+        a.require_scope(Scope::GamesRead)?;
+    }
+    let g = listing::game(&state.games, &path).await?;
+    Ok(HttpResponse::Ok().json(action_views(&g.game)))
+}
+
+/// Resign (R35): you leave the game; the others play on.
+#[utoipa::path(
+    post,
+    path = "/api/v1/games/{id}/resign",
+    operation_id = "resign_game",
+    tag = "games",
+    params(("id" = String, Path, description = "The game's id")),
+    security(("bearer_jwt" = []), ("personal_access_token" = ["games:play"])),
+    responses(
+        (status = 200, description = "Resigned; the game after it", body = GameView),
+        (status = 403, description = "Not a player (`not-a-player`)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Already out of the game (`not-playing`), or not started (`game-state`)", body = Problem, content_type = "application/problem+json"),
+        (status = 410, description = "The game is over (`game-over`)", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+    )
+)]
+pub async fn resign(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_scope(Scope::GamesPlay)?;
+    let g = moves::resign_game(&state.games, &auth.user_id, &path, state.clock.now()).await?;
+    Ok(HttpResponse::Ok().json(game_view(&g, Some(&auth.user_id))))
+}

@@ -1,0 +1,310 @@
+//! Reading games: the list, one game, its picture, and the caller's events.
+
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse};
+use base64::Engine as _;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::view::{game_view, GameSummary, GameView};
+use super::{query, seat_param, with_etag};
+use crate::auth::{Authenticated, MaybeAuthenticated};
+use crate::db::games::EventRow;
+use crate::domain::{FieldError, Scope};
+use crate::error::{ApiError, Problem};
+use crate::games::listing::{self, ListFilter};
+use crate::games::model::Status;
+use crate::render::{board_svg, SvgOptions};
+use crate::routes::{utc, AuthProblems};
+use crate::rules::Player;
+use crate::state::AppState;
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// Only games you sit in (default true). With false, lists games by `status`
+    /// (default `open`: games with seats to take).
+    pub mine: Option<bool>,
+    /// `open`, `active`, `finished`, `cancelled`, `expired` or `analysis`.
+    pub status: Option<String>,
+    /// Only games where it is your move.
+    pub my_turn: Option<bool>,
+    /// Only games with this player seated.
+    pub player: Option<String>,
+    /// Page size, 1–100 (default 20).
+    pub limit: Option<usize>,
+    /// The `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+}
+impl ListQuery {
+    /// The filter, the offset the cursor stands for, and the page size.
+    fn parse(&self) -> Result<(ListFilter, usize, usize), ApiError> {
+        let status = match self.status.as_deref() {
+            None => None,
+            Some(s) => Some(Status::parse(s).ok_or_else(|| {
+                ApiError::Validation(vec![FieldError::new(
+                    "status",
+                    "invalid",
+                    "must be open, active, finished, cancelled, expired or analysis",
+                )])
+            })?),
+        };
+        let limit = self.limit.unwrap_or(20);
+        if !(1..=100).contains(&limit) {
+            return Err(ApiError::Validation(vec![FieldError::new(
+                "limit",
+                "range",
+                "must be from 1 to 100",
+            )]));
+        }
+        let offset = match &self.cursor {
+            None => 0,
+            Some(c) => decode_cursor(c).ok_or_else(|| {
+                ApiError::Validation(vec![FieldError::new(
+                    "cursor",
+                    "invalid",
+                    "is not a cursor this server gave out",
+                )])
+            })?,
+        };
+        let filter = ListFilter {
+            mine: self.mine.unwrap_or(true),
+            status,
+            my_turn: self.my_turn.unwrap_or(false),
+            player: self.player.as_deref().map(|p| p.trim().to_lowercase()),
+        };
+        Ok((filter, offset, limit))
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct GameList {
+    pub games: Vec<GameSummary>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+/// List games, most urgent first: your moves with the least time left, then the rest
+/// by deadline, then by last change. Pages follow `next_cursor` (also in `Link`).
+#[utoipa::path(
+    get,
+    path = "/api/v1/games",
+    operation_id = "list_games",
+    tag = "games",
+    params(ListQuery),
+    security(("bearer_jwt" = []), ("personal_access_token" = ["games:read"])),
+    responses(
+        (status = 200, description = "One page of games", body = GameList),
+        (status = 403, description = "The token lacks `games:read` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid query parameters", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+    )
+)]
+pub async fn list(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_scope(Scope::GamesRead)?;
+    let (filter, offset, limit) = query::<ListQuery>(&req)?.parse()?;
+    let (page, more) =
+        listing::list_games(&state.games, &auth.user_id, filter, offset, limit).await?;
+    let games = page.into_iter().map(GameSummary::from).collect();
+    let next_cursor = more.then(|| encode_cursor(offset + limit));
+    let mut resp = HttpResponse::Ok();
+    if let Some(c) = &next_cursor {
+        resp.insert_header((header::LINK, next_link(req.query_string(), c)));
+    }
+    Ok(resp.json(GameList { games, next_cursor }))
+}
+
+/// The `Link` to the next page: this request's query with the next cursor.
+fn next_link(query: &str, cursor: &str) -> String {
+    let mut pairs: Vec<(String, String)> = url_pairs(query)
+        .into_iter()
+        .filter(|(k, _)| k != "cursor")
+        .collect();
+    pairs.push(("cursor".into(), cursor.to_owned()));
+    let query: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("</api/v1/games?{}>; rel=\"next\"", query.join("&"))
+}
+
+fn url_pairs(q: &str) -> Vec<(String, String)> {
+    q.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (k.to_owned(), v.to_owned()),
+            None => (p.to_owned(), String::new()),
+        })
+        .collect()
+}
+fn encode_cursor(offset: usize) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("o:{offset}"))
+}
+/// The offset a cursor stands for; `None` for anything this server would not
+/// have given out (including offsets the database could not take).
+fn decode_cursor(c: &str) -> Option<usize> {
+    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(c)
+        .ok()?;
+    let offset: u32 = String::from_utf8(raw)
+        .ok()?
+        .strip_prefix("o:")?
+        .parse()
+        .ok()?;
+    usize::try_from(offset).ok()
+}
+/// The whole state of a game. Anyone may read a game; with your token, it also shows
+/// your seat and, on your turn, your legal moves. Answers 304 to `If-None-Match` with
+/// the current `ETag`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/games/{id}",
+    operation_id = "get_game",
+    tag = "games",
+    params(("id" = String, Path, description = "The game's id")),
+    security((), ("bearer_jwt" = []), ("personal_access_token" = ["games:read"])),
+    responses(
+        (status = 200, description = "The game", body = GameView, headers(("ETag" = String, description = "Changes whenever the answer would"))),
+        (status = 304, description = "Unchanged since the `ETag` given in `If-None-Match`"),
+        (status = 404, description = "No such game (`not-found`)", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+    )
+)]
+pub async fn get(
+    auth: MaybeAuthenticated,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    if let Some(a) = &auth.0 {
+        a.require_scope(Scope::GamesRead)?;
+    }
+    let g = listing::game(&state.games, &path).await?;
+    let viewer = auth.0.as_ref().map(|a| a.user_id.as_str());
+    with_etag(
+        &req,
+        actix_web::http::StatusCode::OK,
+        &game_view(&g, viewer),
+    )
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct BoardQuery {
+    /// Show the position at this ply (the position string's ply); default: now.
+    pub ply: Option<u32>,
+    /// The seat at the bottom: `first`, `middle` (default) or `last`.
+    pub view: Option<String>,
+}
+/// The position as an SVG picture: board, territories, Garden, pieces facing away
+/// from their owners, hands, last move. Public, so it can be linked from mail.
+#[utoipa::path(
+    get,
+    path = "/api/v1/games/{id}/board.svg",
+    operation_id = "game_board_svg",
+    tag = "games",
+    params(("id" = String, Path, description = "The game's id"), BoardQuery),
+    responses(
+        (status = 200, description = "The picture", body = String, content_type = "image/svg+xml"),
+        (status = 404, description = "No such game, or no position at that ply", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid query", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn board(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let q = query::<BoardQuery>(&req)?;
+    let view = match q.view.as_deref() {
+        None => Player::Middle,
+        Some(v) => seat_param("view", v)?,
+    };
+    let at = listing::board_at(&state.games, &path, q.ply).await?;
+    let svg = board_svg(
+        &at.position,
+        &SvgOptions {
+            last_move: at.last_move,
+            view,
+            title: Some(format!("Sannin shogi — ply {}", at.position.ply())),
+            names: at.names,
+        },
+    );
+    Ok(HttpResponse::Ok()
+        .content_type("image/svg+xml")
+        .insert_header((header::CACHE_CONTROL, "public, max-age=30"))
+        .body(svg))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// Only events after this event id (exclusive).
+    pub after: Option<String>,
+    /// Only events of this game.
+    pub game_id: Option<String>,
+    /// At most this many, 1–500 (default 100).
+    pub limit: Option<i64>,
+}
+/// An event of one of your games, as written to the outbox.
+#[derive(Serialize, ToSchema)]
+pub struct EventView {
+    /// Time-ordered id: use it as `after` to read on.
+    pub id: String,
+    /// `game.invited`, `game.started`, `game.your_turn`, `game.move`,
+    /// `game.alliance_proposed`, `game.alliance_formed`, `game.player_eliminated`,
+    /// `game.finished`, `game.deadline_approaching`, `game.cancelled`, `game.expired`,
+    /// `game.declined`.
+    #[schema(example = "game.your_turn")]
+    pub r#type: String,
+    pub game_id: String,
+    #[schema(value_type = Object)]
+    pub data: serde_json::Value,
+    pub created_at: DateTime<Utc>,
+}
+impl From<EventRow> for EventView {
+    fn from(e: EventRow) -> Self {
+        Self {
+            id: e.id,
+            r#type: e.event_type,
+            game_id: e.game_id,
+            data: serde_json::from_str(&e.payload).unwrap_or(serde_json::Value::Null),
+            created_at: utc(e.created_at),
+        }
+    }
+}
+
+/// Your game events, oldest first: the same notices mail and webhooks carry.
+#[utoipa::path(
+    get,
+    path = "/api/v1/me/events",
+    operation_id = "my_events",
+    tag = "games",
+    params(EventsQuery),
+    security(("bearer_jwt" = []), ("personal_access_token" = ["games:read"])),
+    responses(
+        (status = 200, description = "Events", body = [EventView]),
+        (status = 403, description = "The token lacks `games:read`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid query", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+    )
+)]
+pub async fn events(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    auth.require_scope(Scope::GamesRead)?;
+    let q = query::<EventsQuery>(&req)?;
+    let limit = q.limit.unwrap_or(100);
+    if !(1..=500).contains(&limit) {
+        return Err(ApiError::Validation(vec![FieldError::new(
+            "limit",
+            "range",
+            "must be from 1 to 500",
+        )]));
+    }
+    let rows = listing::events_of(&state.games, &auth.user_id, q.after, q.game_id, limit).await?;
+    Ok(HttpResponse::Ok().json(rows.into_iter().map(EventView::from).collect::<Vec<_>>()))
+}
