@@ -10,7 +10,6 @@ pub mod domain;
 pub mod error;
 pub mod games;
 pub mod notify;
-pub mod openapi;
 pub mod record;
 pub mod render;
 pub mod routes;

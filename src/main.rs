@@ -29,7 +29,7 @@ fn main() -> ExitCode {
         Some(Command::Serve) | None => sannin::startup::serve(),
         Some(Command::Migrate) => sannin::startup::migrate(),
         Some(Command::Openapi) => {
-            print!("{}", sannin::openapi::spec_json());
+            print!("{}", sannin::routes::openapi::spec_json());
             ExitCode::SUCCESS
         }
     }

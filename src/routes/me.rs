@@ -29,6 +29,51 @@ pub struct UpdateMeRequest {
     pub revoke_tokens: Option<bool>,
 }
 
+impl UpdateMeRequest {
+    /// The new address and the password change, each checked.
+    fn parse(self) -> Result<(Option<Email>, Option<PasswordChange>), ApiError> {
+        let mut errors = Vec::new();
+        let email = match self.email.as_deref().map(Email::parse) {
+            Some(Ok(email)) => Some(email),
+            Some(Err(e)) => {
+                errors.push(FieldError::from_invalid("email", e));
+                None
+            }
+            None => None,
+        };
+        let password = match (self.current_password, self.new_password) {
+            (Some(current), Some(new)) => match Password::parse(new) {
+                Ok(new) => Some(PasswordChange { current, new }),
+                Err(e) => {
+                    errors.push(FieldError::from_invalid("new_password", e));
+                    None
+                }
+            },
+            (None, Some(_)) => {
+                errors.push(FieldError::new(
+                    "current_password",
+                    "required",
+                    "is required to change the password",
+                ));
+                None
+            }
+            (Some(_), None) => {
+                errors.push(FieldError::new(
+                    "new_password",
+                    "required",
+                    "is required with current_password",
+                ));
+                None
+            }
+            (None, None) => None,
+        };
+        if !errors.is_empty() {
+            return Err(ApiError::Validation(errors));
+        }
+        Ok((email, password))
+    }
+}
+
 /// Your account.
 #[utoipa::path(
     get,
@@ -73,50 +118,13 @@ pub async fn patch_me(
     body: ApiJson<UpdateMeRequest>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_scope(Scope::AccountWrite)?;
-    let body = body.0;
-    let mut errors = Vec::new();
-    let email = match body.email.as_deref().map(Email::parse) {
-        Some(Ok(email)) => Some(email),
-        Some(Err(e)) => {
-            errors.push(FieldError::from_invalid("email", e));
-            None
-        }
-        None => None,
-    };
-    let password = match (body.current_password, body.new_password) {
-        (Some(current), Some(new)) => match Password::parse(new) {
-            Ok(new) => Some(PasswordChange { current, new }),
-            Err(e) => {
-                errors.push(FieldError::from_invalid("new_password", e));
-                None
-            }
-        },
-        (None, Some(_)) => {
-            errors.push(FieldError::new(
-                "current_password",
-                "required",
-                "is required to change the password",
-            ));
-            None
-        }
-        (Some(_), None) => {
-            errors.push(FieldError::new(
-                "new_password",
-                "required",
-                "is required with current_password",
-            ));
-            None
-        }
-        (None, None) => None,
-    };
-    if !errors.is_empty() {
-        return Err(ApiError::Validation(errors));
-    }
+    let keep_tokens = body.0.revoke_tokens == Some(false);
+    let (email, password) = body.0.parse()?;
     let update = AccountUpdate {
         email,
         password,
         keep_session: auth.session_id().map(str::to_owned),
-        keep_tokens: body.revoke_tokens == Some(false),
+        keep_tokens,
     };
     let user = accounts::update_me(&state, auth.user_id, update).await?;
     Ok(HttpResponse::Ok().json(Account::from(user)))

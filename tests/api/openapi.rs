@@ -14,7 +14,7 @@ fn committed_spec() -> String {
 #[test]
 fn committed_spec_matches_the_code() {
     assert!(
-        committed_spec() == sannin::openapi::spec_json(),
+        committed_spec() == sannin::routes::openapi::spec_json(),
         "openapi/openapi.json is out of date; regenerate it with\n\n    cargo run -- openapi > openapi/openapi.json\n"
     );
 }
@@ -28,7 +28,7 @@ fn the_cli_prints_the_spec() {
     assert!(out.status.success());
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        sannin::openapi::spec_json()
+        sannin::routes::openapi::spec_json()
     );
 }
 
@@ -70,7 +70,7 @@ async fn the_server_serves_the_spec_and_every_operation_is_routed(backend: Backe
     let res = app.openapi_json().await;
     assert_eq!(res.status(), StatusCode::OK);
     let served = res.text().await.unwrap();
-    assert_eq!(served, sannin::openapi::spec_json());
+    assert_eq!(served, sannin::routes::openapi::spec_json());
 
     let spec: Value = serde_json::from_str(&served).unwrap();
     let schemes = &spec["components"]["securitySchemes"];
