@@ -70,12 +70,13 @@ impl Application {
         .await
         .context("start-up task failed")??;
 
+        let clock = dependencies.clock.unwrap_or_default();
         let mail = MailContext::new(
             &settings.mail,
             jwt_secret.as_bytes(),
             settings.jwt_issuer.clone(),
+            clock.clone(),
         )?;
-        let clock = dependencies.clock.unwrap_or_default();
         let state = AppState {
             pool: pool.clone(),
             jwt: JwtKeys::new(
@@ -85,7 +86,7 @@ impl Application {
                 settings.access_token_ttl,
                 clock.clone(),
             ),
-            clock,
+            clock: clock.clone(),
             rate_limits: RateLimits::new(settings.auth_rate_limit_per_minute),
             trusted_proxies: TrustedProxies::new(settings.trusted_proxies.clone()),
             dummy_hash,
@@ -100,6 +101,7 @@ impl Application {
                 dependencies
                     .webhook_resolver
                     .unwrap_or_else(|| std::sync::Arc::new(SystemResolver)),
+                clock.clone(),
             ),
             mail,
         };
@@ -167,6 +169,7 @@ fn run(listener: TcpListener, state: AppState, settings: &Settings) -> anyhow::R
         state.pool.clone(),
         state.games.settings,
         settings.sweep_interval,
+        state.clock.clone(),
     ));
 
     // Webhook deliveries: every process fans out and sends; claims keep each

@@ -113,6 +113,19 @@ fn the_rules_core_imports_nothing_outside_itself() {
 }
 
 #[test]
+fn handlers_leave_storage_to_the_use_cases() {
+    for (rel, text) in files()
+        .into_iter()
+        .filter(|(rel, _)| rel.starts_with("routes/"))
+    {
+        assert!(
+            !text.contains("db::run(") && !text.contains("load(conn"),
+            "src/{rel} does storage work; call a use case instead"
+        );
+    }
+}
+
+#[test]
 fn source_files_stay_readable() {
     for (rel, text) in files() {
         if rel.ends_with("tables.rs") || rel.ends_with("schema.rs") {

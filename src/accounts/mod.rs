@@ -3,17 +3,18 @@
 //! password hashing via `blocking`.
 
 mod error;
+mod notifications;
 mod personal_tokens;
 mod sessions;
 
 pub use error::AccountError;
+pub use notifications::{notification_settings, set_notification_settings, unsubscribe};
 pub use personal_tokens::{
     create_token, delete_all_tokens, delete_token, list_tokens, NewPersonalToken, PersonalToken,
     FRESH_PASSWORD_MINUTES,
 };
 pub use sessions::{authenticate, log_in, log_out, refresh, TokenPair};
 
-use chrono::Utc;
 use diesel::Connection as _;
 
 use crate::auth::links::LinkError;
@@ -46,7 +47,7 @@ pub struct Registration {
 /// Creates an account; the username and email must both be free.
 pub async fn register(state: &AppState, new: Registration) -> Result<User, AccountError> {
     let password_hash = blocking(move || password::hash(&new.password)).await??;
-    let now = Utc::now().naive_utc();
+    let now = state.clock.now();
     let user = User {
         id: uuid::Uuid::new_v4().to_string(),
         username: new.username.as_str().to_owned(),
@@ -146,16 +147,17 @@ pub async fn update_me(
     let email = update.email.map(|e| e.as_str().to_owned());
     if let Some(new) = email.clone().filter(|e| *e != user.email) {
         let id = user.id.clone();
+        let now = state.clock.now();
         db::run(&state.pool, move |conn| {
-            verification_allowed(conn, &id, &new)
+            verification_allowed(conn, &id, &new, now)
         })
         .await?;
     }
     let keep = update.keep_session;
     let keep_tokens = update.keep_tokens;
     let mail = state.mail.clone();
+    let now = state.clock.now();
     db::run(&state.pool, move |conn| {
-        let now = Utc::now().naive_utc();
         conn.transaction(|conn| {
             // Writes come first in this transaction (a SQLite reader that
             // later writes can fail with SQLITE_BUSY instead of waiting); the
@@ -191,13 +193,14 @@ pub async fn update_me(
 /// Sends a new verification link to the account's address.
 pub async fn resend_verification(state: &AppState, user_id: String) -> Result<(), AccountError> {
     let mail = state.mail.clone();
+    let now = state.clock.now();
     db::run(&state.pool, move |conn| {
         let user = db::users::find_by_id(conn, &user_id)?.ok_or(AccountError::UserGone)?;
         if user.email_verified {
             return Err(AccountError::AlreadyVerified);
         }
-        verification_allowed(conn, &user.id, &user.email)?;
-        notify::mail::queue_verification(conn, &mail, &user, Utc::now().naive_utc())?;
+        verification_allowed(conn, &user.id, &user.email, now)?;
+        notify::mail::queue_verification(conn, &mail, &user, now)?;
         Ok(())
     })
     .await
@@ -213,8 +216,8 @@ fn verification_allowed(
     conn: &mut db::DbConnection,
     user_id: &str,
     address: &str,
+    now: chrono::NaiveDateTime,
 ) -> Result<(), AccountError> {
-    let now = Utc::now().naive_utc();
     let since = now - chrono::Duration::seconds(VERIFICATION_EVERY_SECS);
     let last =
         db::mail::last_sent_of_kind(conn, user_id, notify::mail::VERIFY_EMAIL, address, since)?;
@@ -240,13 +243,14 @@ pub async fn verify_email(state: &AppState, token: String) -> Result<User, Accou
             LinkError::Expired => AccountError::LinkExpired,
             LinkError::Invalid => AccountError::LinkInvalid,
         })?;
+    let now = state.clock.now();
     db::run(&state.pool, move |conn| {
         let user = db::users::find_by_id(conn, &claim.user_id)?.ok_or(AccountError::LinkInvalid)?;
         if user.email != claim.email {
             return Err(AccountError::EmailChanged);
         }
         if !user.email_verified {
-            db::users::mark_email_verified(conn, &user.id, &user.email, Utc::now().naive_utc())?;
+            db::users::mark_email_verified(conn, &user.id, &user.email, now)?;
         }
         db::users::find_by_id(conn, &user.id)?.ok_or(AccountError::UserGone)
     })

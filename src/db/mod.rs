@@ -146,6 +146,14 @@ pub fn ping(conn: &mut DbConnection) -> diesel::QueryResult<()> {
     conn.ping()
 }
 
+/// Whether the database answers now, through the pool.
+pub async fn check(pool: &Pool) -> Result<(), DbUnavailable> {
+    run(pool, |conn| {
+        ping(conn).map_err(|e| DbUnavailable(anyhow::Error::new(e)))
+    })
+    .await
+}
+
 /// Runs `f` with a pooled connection on the blocking thread pool, so database
 /// work never stalls the async executor. The caller's tracing span (and so its
 /// request id) follows the work onto that thread.

@@ -9,7 +9,9 @@
 
 use std::time::Duration as StdDuration;
 
-use chrono::Utc;
+use chrono::NaiveDateTime;
+
+use crate::clock::Clock;
 
 use crate::db::{self, Pool};
 
@@ -28,8 +30,11 @@ pub struct Swept {
 }
 
 /// One pass over everything due now.
-pub fn sweep_once(conn: &mut db::DbConnection, settings: &Settings) -> Result<Swept, GameError> {
-    let now = Utc::now().naive_utc();
+pub fn sweep_once(
+    conn: &mut db::DbConnection,
+    settings: &Settings,
+    now: NaiveDateTime,
+) -> Result<Swept, GameError> {
     let mut swept = Swept::default();
     for id in db::games::overdue_games(conn, now, BATCH)? {
         swept.timed_out += deadlines::time_out(conn, settings, &id, now)? as usize;
@@ -46,12 +51,13 @@ pub fn sweep_once(conn: &mut db::DbConnection, settings: &Settings) -> Result<Sw
 
 /// Sweeps every `interval` until the process ends. Errors are logged and the next
 /// tick tries again.
-pub async fn run(pool: Pool, settings: Settings, interval: StdDuration) {
+pub async fn run(pool: Pool, settings: Settings, interval: StdDuration, clock: Clock) {
     let mut tick = tokio::time::interval(interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        let result = db::run(&pool, move |conn| sweep_once(conn, &settings)).await;
+        let now = clock.now();
+        let result = db::run(&pool, move |conn| sweep_once(conn, &settings, now)).await;
         match result {
             Ok(s) if s != Swept::default() => {
                 tracing::info!(

@@ -14,13 +14,19 @@ pub mod worker;
 pub struct Settings {
     /// Where webhooks may point, and the client that enforces it.
     pub targets: targets::Targets,
+    /// The service's time: claims, leases and retries are measured by it.
+    pub clock: crate::clock::Clock,
     pub retry_scale: f64,
     pub poll_interval: std::time::Duration,
 }
 
 impl Settings {
     /// `resolver` looks up webhook hosts: the system's in production.
-    pub fn from_config(settings: &crate::config::Settings, resolver: targets::Resolver) -> Self {
+    pub fn from_config(
+        settings: &crate::config::Settings,
+        resolver: targets::Resolver,
+        clock: crate::clock::Clock,
+    ) -> Self {
         let policy = targets::TargetPolicy {
             allow_private: settings.webhook_allow_private,
             allowed_networks: settings.webhook_allow_networks.clone(),
@@ -28,6 +34,7 @@ impl Settings {
         };
         Self {
             targets: targets::Targets::new(policy, resolver),
+            clock,
             retry_scale: settings.webhook_retry_scale,
             poll_interval: settings.webhook_poll_interval,
         }

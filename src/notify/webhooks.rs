@@ -1,7 +1,7 @@
 //! Webhook use cases: registering endpoints, test pings, the delivery log and
 //! redelivery.
 
-use chrono::{NaiveDateTime, Utc};
+use chrono::NaiveDateTime;
 use serde_json::json;
 
 use crate::db::webhooks::{self as q, AttemptRow, DeliveryRow, WebhookChanges, WebhookRow};
@@ -99,20 +99,16 @@ fn check_game(conn: &mut db::DbConnection, game_id: &Option<String>) -> Result<(
     Ok(())
 }
 
-fn now() -> NaiveDateTime {
-    Utc::now().naive_utc()
-}
-
 pub async fn create(
     pool: &Pool,
     settings: &Settings,
     user_id: String,
     new: NewWebhook,
+    now: NaiveDateTime,
 ) -> Result<Webhook, WebhookError> {
     let url = checked_url(&new.url, settings).await?;
     db::run(pool, move |conn| {
         check_game(conn, &new.game_id)?;
-        let now = now();
         let row = WebhookRow {
             id: uuid::Uuid::now_v7().to_string(),
             user_id,
@@ -159,6 +155,7 @@ pub async fn update(
     user_id: String,
     id: String,
     patch: WebhookPatch,
+    now: NaiveDateTime,
 ) -> Result<Webhook, WebhookError> {
     let url = match &patch.url {
         Some(raw) => Some(checked_url(raw, settings).await?),
@@ -179,7 +176,7 @@ pub async fn update(
                 active: patch.active,
                 failure_count: reenable.then_some(0),
                 disabled_reason: reenable.then_some(None),
-                updated_at: Some(now()),
+                updated_at: Some(now),
             };
             q::update(conn, &id, &changes)?;
             Ok(Webhook::from_row(owned(conn, &id, &user_id)?, false))
@@ -200,10 +197,14 @@ pub async fn delete(pool: &Pool, user_id: String, id: String) -> Result<(), Webh
 }
 
 /// Queues a `webhook.ping` delivery, sent like any event.
-pub async fn ping(pool: &Pool, user_id: String, id: String) -> Result<Delivery, WebhookError> {
+pub async fn ping(
+    pool: &Pool,
+    user_id: String,
+    id: String,
+    now: NaiveDateTime,
+) -> Result<Delivery, WebhookError> {
     db::run(pool, move |conn| {
         let hook = owned(conn, &id, &user_id)?;
-        let now = now();
         let data = json!({"webhook_id": hook.id});
         let row = DeliveryRow::pending(
             hook.id,
@@ -254,6 +255,7 @@ pub async fn redeliver(
     user_id: String,
     id: String,
     delivery_id: String,
+    now: NaiveDateTime,
 ) -> Result<Delivery, WebhookError> {
     db::run(pool, move |conn| {
         db::write_transaction(conn, |conn| {
@@ -263,7 +265,7 @@ pub async fn redeliver(
             if row.status == q::PENDING {
                 return Err(WebhookError::StillPending);
             }
-            q::requeue(conn, &row.id, now())?;
+            q::requeue(conn, &row.id, now)?;
             let row =
                 q::find_delivery(conn, &id, &delivery_id)?.ok_or(WebhookError::DeliveryNotFound)?;
             let attempts = q::attempts_of(conn, std::slice::from_ref(&row.id))?;

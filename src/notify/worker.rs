@@ -43,7 +43,7 @@ fn wants(hook: &WebhookRow, event_type: &str, game_id: &str) -> bool {
 
 /// Turns outbox events not yet fanned out into deliveries; returns how many
 /// deliveries it wrote.
-pub fn fan_out(conn: &mut DbConnection) -> diesel::QueryResult<usize> {
+pub fn fan_out(conn: &mut DbConnection, now: NaiveDateTime) -> diesel::QueryResult<usize> {
     db::write_transaction(conn, |conn| {
         let events = outbox::take(conn, outbox::WEBHOOK, FANOUT_BATCH)?;
         let mut hooks: HashMap<String, Vec<WebhookRow>> = HashMap::new();
@@ -58,7 +58,6 @@ pub fn fan_out(conn: &mut DbConnection) -> diesel::QueryResult<usize> {
                 if !wants(hook, &event.event_type, &event.game_id) {
                     continue;
                 }
-                let now = Utc::now().naive_utc();
                 let row = DeliveryRow::pending(
                     hook.id.clone(),
                     event.id.clone(),
@@ -98,6 +97,8 @@ async fn send(
             duration: started.elapsed(),
         };
     }
+    // The wire's time, not the service's: receivers check it against their
+    // own clocks to refuse replays.
     let timestamp = Utc::now().timestamp();
     let signature = match signature::sign(&hook.secret, &d.id, timestamp, &d.payload) {
         Ok(s) => s,
@@ -156,8 +157,8 @@ fn record(
     a: &Attempt,
     scale: f64,
     mail: &MailContext,
+    now: NaiveDateTime,
 ) -> diesel::QueryResult<()> {
-    let now = Utc::now().naive_utc();
     // Counted when claimed.
     let attempts = d.attempts;
     let delivered = a.error.is_none();
@@ -246,9 +247,16 @@ pub async fn deliver_once(
     settings: &Settings,
     mail: &MailContext,
 ) -> anyhow::Result<usize> {
-    db::run(pool, |conn| fan_out(conn).map_err(anyhow::Error::from)).await?;
-    let claimed = db::run(pool, |conn| {
-        let now = Utc::now().naive_utc();
+    let now = settings.clock.now();
+    // A failed fan-out (say, a busy database) must not hold up sending.
+    if let Err(e) = db::run(pool, move |conn| {
+        fan_out(conn, now).map_err(anyhow::Error::from)
+    })
+    .await
+    {
+        tracing::warn!(error = %format!("{e:#}"), "webhook fan-out failed; retrying next pass");
+    }
+    let claimed = db::run(pool, move |conn| {
         q::claim_due(
             conn,
             now,
@@ -272,8 +280,9 @@ pub async fn deliver_once(
         };
         let scale = settings.retry_scale;
         let mail = mail.clone();
+        let now = settings.clock.now();
         db::run(pool, move |conn| {
-            record(conn, &d, &hook, &attempt, scale, &mail).map_err(anyhow::Error::from)
+            record(conn, &d, &hook, &attempt, scale, &mail, now).map_err(anyhow::Error::from)
         })
         .await
     });

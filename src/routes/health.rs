@@ -33,9 +33,6 @@ pub async fn healthz() -> HttpResponse {
     )
 )]
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    crate::db::run(&state.pool, |conn| {
-        crate::db::ping(conn).map_err(|e| ApiError::Unavailable(e.into()))
-    })
-    .await?;
+    crate::db::check(&state.pool).await?;
     Ok(HttpResponse::Ok().json(Health { status: "ok" }))
 }

@@ -12,13 +12,12 @@ use utoipa::{IntoParams, ToSchema};
 use super::accounts::Account;
 use super::json::ApiJson;
 use super::{AuthProblems, JsonBodyProblems};
-use crate::accounts::{self, AccountError};
+use crate::accounts::{self};
 use crate::auth::Authenticated;
-use crate::db;
 use crate::domain::FieldError;
 use crate::domain::Scope;
 use crate::error::{ApiError, Problem};
-use crate::notify::mail::{self, compose, Preferences, MAILED};
+use crate::notify::mail::{compose, Preferences, MAILED};
 use crate::render::xml::escape;
 use crate::state::AppState;
 
@@ -94,15 +93,6 @@ pub struct UpdateNotificationsRequest {
     pub mail: BTreeMap<String, bool>,
 }
 
-async fn load(state: &AppState, user_id: String) -> Result<NotificationSettings, ApiError> {
-    let p = db::run(&state.pool, move |conn| {
-        let user = db::users::find_by_id(conn, &user_id)?.ok_or(AccountError::UserGone)?;
-        Ok::<_, AccountError>(mail::preferences(conn, user)?)
-    })
-    .await?;
-    Ok(p.into())
-}
-
 /// Your mail settings and recent mail.
 #[utoipa::path(
     get,
@@ -120,7 +110,8 @@ pub async fn get(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_scope(Scope::AccountRead)?;
-    Ok(HttpResponse::Ok().json(load(&state, auth.user_id).await?))
+    let settings = accounts::notification_settings(&state, auth.user_id).await?;
+    Ok(HttpResponse::Ok().json(NotificationSettings::from(settings)))
 }
 
 /// Turn kinds of mail on or off.
@@ -161,13 +152,8 @@ pub async fn patch(
         return Err(ApiError::Validation(unknown));
     }
     let changes: Vec<(String, bool)> = body.0.mail.into_iter().collect();
-    let user_id = auth.user_id.clone();
-    db::run(&state.pool, move |conn| {
-        mail::set_preferences(conn, &user_id, &changes, Utc::now().naive_utc())
-            .map_err(AccountError::from)
-    })
-    .await?;
-    Ok(HttpResponse::Ok().json(load(&state, auth.user_id).await?))
+    let settings = accounts::set_notification_settings(&state, auth.user_id, changes).await?;
+    Ok(HttpResponse::Ok().json(NotificationSettings::from(settings)))
 }
 
 /// Send a new verification link to your address.
@@ -343,19 +329,7 @@ pub async fn unsubscribe(
         return Ok(invalid_unsubscribe_link());
     };
     let kind = claim.event_type.clone();
-    db::run(&state.pool, move |conn| {
-        // An account deleted since simply gets nothing more.
-        if db::users::find_by_id(conn, &claim.user_id)?.is_some() {
-            mail::set_preferences(
-                conn,
-                &claim.user_id,
-                &[(claim.event_type, false)],
-                Utc::now().naive_utc(),
-            )?;
-        }
-        Ok::<_, AccountError>(())
-    })
-    .await?;
+    accounts::unsubscribe(&state, claim.user_id, claim.event_type).await?;
     Ok(page(
         StatusCode::OK,
         "Unsubscribed",

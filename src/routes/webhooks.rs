@@ -219,7 +219,8 @@ pub async fn create(
 ) -> Result<HttpResponse, ApiError> {
     auth.require_scope(Scope::WebhooksManage)?;
     let new = body.0.parse()?;
-    let hook = service::create(&state.pool, &state.webhooks, auth.user_id, new).await?;
+    let now = state.clock.now();
+    let hook = service::create(&state.pool, &state.webhooks, auth.user_id, new, now).await?;
     Ok(HttpResponse::Created()
         .insert_header(("Cache-Control", "no-store"))
         .json(WebhookView::from(hook)))
@@ -304,6 +305,7 @@ pub async fn update(
         auth.user_id,
         path.into_inner(),
         patch,
+        state.clock.now(),
     )
     .await?;
     Ok(HttpResponse::Ok().json(WebhookView::from(hook)))
@@ -355,7 +357,8 @@ pub async fn ping(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_scope(Scope::WebhooksManage)?;
-    let delivery = service::ping(&state.pool, auth.user_id, path.into_inner()).await?;
+    let now = state.clock.now();
+    let delivery = service::ping(&state.pool, auth.user_id, path.into_inner(), now).await?;
     Ok(HttpResponse::Accepted().json(DeliveryView::from(delivery)))
 }
 
@@ -410,6 +413,7 @@ pub async fn redeliver(
 ) -> Result<HttpResponse, ApiError> {
     auth.require_scope(Scope::WebhooksManage)?;
     let (id, delivery_id) = path.into_inner();
-    let delivery = service::redeliver(&state.pool, auth.user_id, id, delivery_id).await?;
+    let now = state.clock.now();
+    let delivery = service::redeliver(&state.pool, auth.user_id, id, delivery_id, now).await?;
     Ok(HttpResponse::Accepted().json(DeliveryView::from(delivery)))
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_problem, spawn_app, spawn_app_with, Backend};
+use crate::helpers::{assert_problem, eventually, spawn_app, spawn_app_with, Backend};
 use crate::on_both_backends;
 
 /// First's bishop, then Last's castling capture, leave Middle mated by 10k9k.
@@ -305,8 +305,7 @@ async fn game_legal(app: &crate::helpers::TestApp, token: &str, id: &str) -> Vec
 
 async fn time_out_eliminates_and_play_goes_on(backend: Backend) {
     let fast = |s: &mut sannin::config::Settings| {
-        s.day_seconds = 4; // the reminder window is then 2 s wide
-        s.sweep_interval = Duration::from_millis(200);
+        s.sweep_interval = Duration::from_millis(100);
     };
     let app = spawn_app_with(backend, fast).await;
     // A second server process sweeping the same database just as often.
@@ -314,15 +313,23 @@ async fn time_out_eliminates_and_play_goes_on(backend: Backend) {
     let t = app.trio("slow").await;
     let id = app.started_game(&t, json!({"days_per_move": 1})).await;
     app.play_all(&t, &id, &["3d4d"]).await;
-    // Middle lets its four seconds run out.
-    let mut game = Value::Null;
-    for _ in 0..300 {
-        game = app.game_json(&t.tokens[0], &id).await;
-        if game["players"][1]["state"] == "eliminated" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    // Middle lets its day run low (the reminder comes with 12 hours left)…
+    app.clock.advance(chrono::Duration::hours(13));
+    let t = app.log_in_again(&t).await;
+    eventually("Middle is reminded", || async {
+        types(&app.events(&t.tokens[1], &id).await)
+            .contains(&"game.deadline_approaching".to_owned())
+            .then_some(())
+    })
+    .await;
+    // …then run out.
+    app.clock.advance(chrono::Duration::hours(12));
+    let t = app.log_in_again(&t).await;
+    let game = eventually("Middle times out", || async {
+        let game = app.game_json(&t.tokens[0], &id).await;
+        (game["players"][1]["state"] == "eliminated").then_some(game)
+    })
+    .await;
     assert_eq!(
         game["players"][1]["elimination"]["reason"], "timed_out",
         "{game}"

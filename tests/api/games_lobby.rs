@@ -7,7 +7,9 @@ use std::time::Duration;
 use reqwest::{Method, Response, StatusCode};
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_problem, error_fields, spawn_app, spawn_app_with, Backend, TestApp};
+use crate::helpers::{
+    assert_problem, error_fields, eventually, spawn_app, spawn_app_with, Backend, TestApp,
+};
 use crate::on_both_backends;
 
 fn types(events: &[Value]) -> Vec<String> {
@@ -794,8 +796,7 @@ async fn listing_filters_orders_and_pages(backend: Backend) {
 async fn unanswered_games_expire(backend: Backend) {
     let app = spawn_app_with(backend, |s| {
         s.invitation_days = 1;
-        s.day_seconds = 1;
-        s.sweep_interval = Duration::from_millis(200);
+        s.sweep_interval = Duration::from_millis(100);
     })
     .await;
     let t = app.trio("exp").await;
@@ -810,14 +811,14 @@ async fn unanswered_games_expire(backend: Backend) {
     let id = id_of(&game);
     assert!(game["expires_at"].is_string());
 
-    let mut game = Value::Null;
-    for _ in 0..100 {
-        game = app.game_json(&t.tokens[0], &id).await;
-        if game["status"] != "open" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    assert_eq!(app.game_json(&t.tokens[0], &id).await["status"], "open");
+    app.clock.advance(chrono::Duration::hours(25));
+    let t = app.log_in_again(&t).await;
+    let game = eventually("the unanswered game lapses", || async {
+        let game = app.game_json(&t.tokens[0], &id).await;
+        (game["status"] != "open").then_some(game)
+    })
+    .await;
     assert_eq!(game["status"], "expired", "{game}");
     assert!(game["finished_at"].is_string());
 

@@ -14,6 +14,7 @@ use std::sync::{Arc, OnceLock};
 use diesel::connection::SimpleConnection;
 use diesel::{Connection, PgConnection, RunQueryDsl};
 use reqwest::{Method, Response, StatusCode};
+use sannin::clock::Clock;
 use sannin::config::Settings;
 use sannin::startup::Dependencies;
 use serde_json::{json, Value};
@@ -274,6 +275,8 @@ pub struct TestApp {
     db: Arc<TestDb>,
     /// Where mail goes unless a test points it at an SMTP server.
     pub mail_dir: Arc<tempfile::TempDir>,
+    /// The server's time; `advance` it instead of waiting.
+    pub clock: Clock,
 }
 
 /// A server on a fresh database with default settings.
@@ -297,12 +300,19 @@ pub async fn spawn_app_using(
     start(backend, db, configure, dependencies).await
 }
 
+/// Starts a server. Unless the test brings its own, the server gets an
+/// adjustable clock, shared with every server restarted from it, so a test
+/// moves time for all of them with `app.clock.advance(…)`.
 async fn start(
     backend: Backend,
     db: Arc<TestDb>,
     configure: impl FnOnce(&mut Settings),
-    dependencies: Dependencies,
+    mut dependencies: Dependencies,
 ) -> TestApp {
+    let clock = dependencies
+        .clock
+        .get_or_insert_with(Clock::adjustable)
+        .clone();
     init_logging();
     let mut settings = test_settings(&db.url());
     let mail_dir = Arc::new(tempfile::tempdir().expect("a temporary mail folder"));
@@ -322,6 +332,28 @@ async fn start(
         backend,
         db,
         mail_dir,
+        clock,
+    }
+}
+
+/// Polls `check` until it gives a value, and returns that value; fails the
+/// test after 20 s, saying what never happened. The one way tests wait for
+/// something asynchronous (a delivery, a sweep, a mail).
+pub async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "gave up waiting: {what}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
     }
 }
 
@@ -354,13 +386,15 @@ impl TestApp {
 
     /// Another server process on this app's database, with adjusted settings.
     pub async fn restart_with(&self, configure: impl FnOnce(&mut Settings)) -> TestApp {
-        start(
-            self.backend,
-            self.db.clone(),
-            configure,
-            Dependencies::default(),
-        )
-        .await
+        start(self.backend, self.db.clone(), configure, self.same_clock()).await
+    }
+
+    /// Parts for another server process of this test: the same clock.
+    fn same_clock(&self) -> Dependencies {
+        Dependencies {
+            clock: Some(self.clock.clone()),
+            ..Default::default()
+        }
     }
 
     /// PostgreSQL only: drops the app's database under it, as when the
@@ -588,6 +622,22 @@ impl TestApp {
         }
         Trio {
             names: names.try_into().unwrap(),
+            tokens: tokens.try_into().unwrap(),
+        }
+    }
+
+    /// The trio logged in anew, as after the clock moved past their access
+    /// tokens' lifetime.
+    pub async fn log_in_again(&self, t: &Trio) -> Trio {
+        let mut tokens = Vec::new();
+        for name in &t.names {
+            let res = self.login(name, &format!("{name}-long-password")).await;
+            assert_eq!(res.status(), StatusCode::OK);
+            let body: Value = res.json().await.unwrap();
+            tokens.push(body["access_token"].as_str().unwrap().to_owned());
+        }
+        Trio {
+            names: t.names.clone(),
             tokens: tokens.try_into().unwrap(),
         }
     }

@@ -632,7 +632,6 @@ async fn alliance_proposals_and_deadline_reminders_are_mailed(backend: Backend) 
     let smtp = SmtpServer::start();
     let app = spawn_app_with(backend, |s| {
         smtp.configure(s);
-        s.day_seconds = 4; // a one-day move lasts 4 s; the reminder comes with 2 s left
         s.sweep_interval = Duration::from_millis(100);
     })
     .await;
@@ -667,7 +666,9 @@ async fn alliance_proposals_and_deadline_reminders_are_mailed(backend: Backend) 
         proposal["id"].as_str().unwrap()
     )));
 
-    // Alice lets her time run low: one reminder, then the time-out.
+    // Alice lets her time run low: one reminder (with 12 hours of her day
+    // left), then the time-out.
+    app.clock.advance(chrono::Duration::hours(13));
     let reminder = smtp
         .wait_for_kind(&alice.email, "game.deadline_approaching")
         .await;
@@ -676,6 +677,7 @@ async fn alliance_proposals_and_deadline_reminders_are_mailed(backend: Backend) 
         "Time is running out in your game with al_bob and al_carol"
     );
     assert!(reminder.text().contains("Move by: "));
+    app.clock.advance(chrono::Duration::hours(12));
     smtp.wait_for_kind(&alice.email, "game.player_eliminated")
         .await;
     assert_eq!(count(&smtp, &alice.email, "game.deadline_approaching"), 1);

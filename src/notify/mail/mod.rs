@@ -16,6 +16,7 @@ use lettre::message::Mailbox;
 use sha2::Sha256;
 
 use crate::auth::links::LinkKeys;
+use crate::clock::Clock;
 use crate::config::MailSettings;
 use crate::db::mail::{self as q, MailRow};
 use crate::db::models::User;
@@ -52,10 +53,16 @@ struct Inner {
     public_url: String,
     from: Mailbox,
     settings: MailSettings,
+    clock: Clock,
 }
 
 impl MailContext {
-    pub fn new(settings: &MailSettings, secret: &[u8], issuer: String) -> anyhow::Result<Self> {
+    pub fn new(
+        settings: &MailSettings,
+        secret: &[u8],
+        issuer: String,
+        clock: Clock,
+    ) -> anyhow::Result<Self> {
         let from = settings
             .from
             .parse::<Mailbox>()
@@ -71,8 +78,14 @@ impl MailContext {
                 public_url: settings.public_url.clone(),
                 from,
                 settings: settings.clone(),
+                clock,
             }),
         })
+    }
+
+    /// The service's time.
+    pub fn now(&self) -> NaiveDateTime {
+        self.inner.clock.now()
     }
 
     pub fn links(&self) -> &LinkKeys {

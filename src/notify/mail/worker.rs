@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
+use chrono::NaiveDateTime;
 use serde_json::Value;
 
 use crate::db::mail::{self as q, MailOutcome, MailRow};
@@ -80,7 +80,7 @@ pub fn fan_out(conn: &mut DbConnection, ctx: &MailContext) -> diesel::QueryResul
                 Some(event.id.clone()),
                 composed,
                 unsubscribe,
-                Utc::now().naive_utc(),
+                ctx.now(),
             );
             // The event's time, so the Date header says when it happened.
             row.created_at = event.created_at;
@@ -125,8 +125,8 @@ fn record(
     m: &MailRow,
     outcome: &Outcome,
     scale: f64,
+    now: NaiveDateTime,
 ) -> diesel::QueryResult<()> {
-    let now = Utc::now().naive_utc();
     let row = match outcome {
         Outcome::Sent => MailOutcome {
             status: Some(q::SENT.to_owned()),
@@ -218,8 +218,8 @@ pub async fn send_once(
         tracing::warn!(error = %format!("{e:#}"), "mail fan-out failed; retrying next pass");
     }
     let claimed_at = Instant::now();
-    let claimed = db::run(pool, |conn| {
-        let now = Utc::now().naive_utc();
+    let now = ctx.now();
+    let claimed = db::run(pool, move |conn| {
         q::claim_due(
             conn,
             now,
@@ -240,8 +240,8 @@ pub async fn send_once(
         if claimed_at.elapsed() > deadline {
             // Too late to start this one: give it and the rest back.
             let rest: Vec<MailRow> = std::iter::once(m).chain(claimed.by_ref()).collect();
+            let now = ctx.now();
             db::run(pool, move |conn| {
-                let now = Utc::now().naive_utc();
                 rest.iter()
                     .try_for_each(|m| q::release(conn, m, now))
                     .map_err(anyhow::Error::from)
@@ -250,8 +250,9 @@ pub async fn send_once(
             break;
         }
         let outcome = attempt(pool, transport, ctx, &m).await?;
+        let now = ctx.now();
         db::run(pool, move |conn| {
-            record(conn, &m, &outcome, scale).map_err(anyhow::Error::from)
+            record(conn, &m, &outcome, scale, now).map_err(anyhow::Error::from)
         })
         .await?;
     }
@@ -268,7 +269,7 @@ pub async fn run(pool: Pool, ctx: MailContext, transport: Transport) {
         tick.tick().await;
         if pruned_at.is_none_or(|t| t.elapsed() >= PRUNE_EVERY) {
             pruned_at = Some(Instant::now());
-            let before = Utc::now().naive_utc() - chrono::Duration::days(KEEP_DAYS);
+            let before = ctx.now() - chrono::Duration::days(KEEP_DAYS);
             match db::run(&pool, move |conn| {
                 q::prune(conn, before).map_err(anyhow::Error::from)
             })
