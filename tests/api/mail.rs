@@ -6,7 +6,9 @@ use std::time::Duration;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_problem, error_fields, spawn_app_with, Backend, TestApp, TestUser};
+use crate::helpers::{
+    assert_problem, error_fields, eventually, spawn_app_with, Backend, TestApp, TestUser,
+};
 use crate::on_both_backends;
 use crate::smtp::{Mail, SmtpServer};
 use crate::webhooks::Receiver;
@@ -104,31 +106,43 @@ async fn notifications(app: &TestApp, bearer: &str) -> Value {
     res.json().await.unwrap()
 }
 
+/// The caller's recent mail once none of it is waiting to be sent: after
+/// this, every message has had its one successful send or its last try.
+async fn settled_mail(app: &TestApp, bearer: &str) -> Vec<Value> {
+    eventually("the caller's mail to settle", || async {
+        let recent = notifications(app, bearer).await["recent"]
+            .as_array()
+            .unwrap()
+            .clone();
+        recent
+            .iter()
+            .all(|m| m["status"] != "pending")
+            .then_some(recent)
+    })
+    .await
+}
+
 async fn me(app: &TestApp, bearer: &str) -> Value {
     let res = app.get_me(bearer).await;
     assert_eq!(res.status(), StatusCode::OK);
     res.json().await.unwrap()
 }
 
-/// Asks `probe` every 50 ms until `done` holds for its answer, for at most
-/// 10 s; returns the last answer (for the caller's assertions).
+/// Asks `probe` until `done` holds for its answer, and returns that answer.
 async fn poll<T, F, Fut>(mut probe: F, done: impl Fn(&T) -> bool) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = T>,
 {
-    let mut answer = probe().await;
-    for _ in 0..200 {
-        if done(&answer) {
-            break;
-        }
-        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
-        answer = probe().await;
-    }
-    answer
+    eventually("the awaited answer", || {
+        let answer = probe();
+        let done = &done;
+        async move { Some(answer.await).filter(|a| done(a)) }
+    })
+    .await
 }
 
-/// The caller's newest message once `done` holds for it, or as it is after 10 s.
+/// The caller's newest message once `done` holds for it.
 async fn newest_mail_when(app: &TestApp, bearer: &str, done: impl Fn(&Value) -> bool) -> Value {
     poll(
         || async { notifications(app, bearer).await["recent"][0].clone() },
@@ -363,9 +377,12 @@ async fn a_whole_game_mails_exactly_the_expected_notices(backend: Backend) {
     let finished = smtp.wait_for_kind(&bob.email, "game.finished").await;
     assert_eq!(finished.subject(), "Game over: gm_alice won");
 
-    // Nothing more arrives (no duplicates), and Carol got only her link.
-    let (a, b) = (smtp.to(&alice.email).len(), smtp.to(&bob.email).len());
-    actix_web::rt::time::sleep(Duration::from_millis(600)).await;
+    // Once every message is settled, each went out once (no duplicates),
+    // and Carol got only her link.
+    let (a, b) = (
+        settled_mail(&app, &alice_token).await.len(),
+        settled_mail(&app, &bob_token).await.len(),
+    );
     assert_eq!(
         (smtp.to(&alice.email).len(), smtp.to(&bob.email).len()),
         (a, b)
@@ -497,14 +514,7 @@ async fn mail_is_retried_until_the_relay_takes_it(backend: Backend) {
     smtp.refuse(false);
     smtp.wait_for_kind(&user.email, "account.verify_email")
         .await;
-    let mut recent = Value::Null;
-    for _ in 0..100 {
-        recent = notifications(&app, &token).await["recent"][0].clone();
-        if recent["status"] == "sent" {
-            break;
-        }
-        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
-    }
+    let recent = newest_mail_when(&app, &token, |m| m["status"] == "sent").await;
     assert_eq!(recent["status"], "sent", "{recent}");
     assert_eq!(smtp.to(&user.email).len(), 1, "sent once");
 }
@@ -611,12 +621,19 @@ async fn two_processes_send_each_mail_once(backend: Backend) {
     let (app, smtp) = app_with_smtp(backend).await;
     let second = app.restart_with(|s| smtp.configure(s)).await;
     // Twenty accounts, registered through both processes.
+    let mut users = Vec::new();
     for i in 0..20 {
         let server = if i % 2 == 0 { &app } else { &second };
-        server.register_user(&format!("twice{i}")).await;
+        users.push(server.register_user(&format!("twice{i}")).await);
     }
-    let mails = poll(|| async { smtp.mails() }, |m| m.len() >= 20).await;
-    actix_web::rt::time::sleep(Duration::from_millis(500)).await;
+    // Once each account's link is sent for good, nothing more can go out.
+    for user in &users {
+        let token = app.tokens_for(user).await.access;
+        let settled = settled_mail(&app, &token).await;
+        assert_eq!(settled.len(), 1);
+        assert_eq!(settled[0]["status"], "sent");
+    }
+    let mails = smtp.mails();
     let mut ids: Vec<String> = smtp
         .mails()
         .iter()
@@ -745,13 +762,13 @@ async fn a_claim_lost_in_a_crash_is_sent_later(backend: Backend) {
     .await;
     let user = app.register_user("crashed").await;
 
-    // The crashed process: claims with a one-second lease and never sends.
+    // The crashed process: claims with a one-minute lease and never sends.
     let url = sannin::config::DatabaseUrl::parse(&app.database_url()).unwrap();
+    let now = app.clock.now();
     let claimed = actix_web::rt::task::spawn_blocking(move || {
         let pool = sannin::db::connect(&url, 1, Duration::from_secs(5)).unwrap();
         let mut conn = pool.get().unwrap();
-        let now = chrono::Utc::now().naive_utc();
-        sannin::db::mail::claim_due(&mut conn, now, now + chrono::Duration::seconds(1), 10)
+        sannin::db::mail::claim_due(&mut conn, now, now + chrono::Duration::minutes(1), 10)
             .unwrap()
             .len()
     })
@@ -760,12 +777,19 @@ async fn a_claim_lost_in_a_crash_is_sent_later(backend: Backend) {
     assert_eq!(claimed, 1);
 
     let _survivor = app.restart_with(|s| smtp.configure(s)).await;
-    actix_web::rt::time::sleep(Duration::from_millis(400)).await;
-    assert!(smtp.mails().is_empty(), "the lease is still held");
+    // A later account's link going out shows the survivor sending while the
+    // lease is held: the lost message stays unsent.
+    let marker = app.register_user("marker").await;
+    smtp.wait_for_kind(&marker.email, "account.verify_email")
+        .await;
+    assert!(smtp.to(&user.email).is_empty(), "the lease is still held");
+    app.clock.advance(chrono::Duration::minutes(2));
     smtp.wait_for_kind(&user.email, "account.verify_email")
         .await;
-    actix_web::rt::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(smtp.mails().len(), 1, "sent once");
+    let token = app.tokens_for(&user).await.access;
+    let settled = settled_mail(&app, &token).await;
+    assert_eq!(settled[0]["status"], "sent");
+    assert_eq!(smtp.to(&user.email).len(), 1, "sent once");
 }
 
 async fn mail_no_longer_wanted_is_cancelled(backend: Backend) {

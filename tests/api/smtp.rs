@@ -13,6 +13,8 @@ use mailin_embedded::response::{self, Response};
 use mailin_embedded::{AuthMechanism, Handler, Server, SslConfig};
 use sannin::config::{MailTransport, Secret, Settings, SmtpTls};
 
+use crate::helpers::eventually;
+
 /// One accepted message.
 #[derive(Clone, Debug)]
 pub struct Mail {
@@ -335,27 +337,19 @@ impl SmtpServer {
             .collect()
     }
 
-    /// Waits until `address` has `n` messages (failing after 10 s), then returns them.
+    /// Waits until `address` has `n` messages, then returns them.
     pub async fn wait_for(&self, address: &str, n: usize) -> Vec<Mail> {
-        for _ in 0..200 {
-            let got = self.to(address);
-            if got.len() >= n {
-                return got;
-            }
-            actix_web::rt::time::sleep(Duration::from_millis(50)).await;
-        }
-        let subjects: Vec<String> = self.to(address).iter().map(Mail::subject).collect();
-        panic!("expected {n} mails to {address}, got {subjects:?}");
+        eventually(&format!("{n} mails to {address}"), || async {
+            Some(self.to(address)).filter(|got| got.len() >= n)
+        })
+        .await
     }
 
     /// Waits for the one message of `kind` to `address`.
     pub async fn wait_for_kind(&self, address: &str, kind: &str) -> Mail {
-        for _ in 0..200 {
-            if let Some(m) = self.to(address).into_iter().find(|m| m.kind() == kind) {
-                return m;
-            }
-            actix_web::rt::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("no {kind} mail to {address}");
+        eventually(&format!("a {kind} mail to {address}"), || async {
+            self.to(address).into_iter().find(|m| m.kind() == kind)
+        })
+        .await
     }
 }

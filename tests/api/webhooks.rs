@@ -10,7 +10,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
 use crate::helpers::{
-    assert_problem, error_fields, spawn_app_using, spawn_app_with, Backend, TestApp,
+    assert_problem, error_fields, eventually, spawn_app_using, spawn_app_with, Backend, TestApp,
 };
 use crate::on_both_backends;
 
@@ -73,14 +73,10 @@ impl Receiver {
 
     /// Waits until at least `n` requests arrived.
     async fn wait_for(&self, n: usize) -> Vec<Received> {
-        for _ in 0..200 {
-            let got = self.received();
-            if got.len() >= n {
-                return got;
-            }
-            actix_web::rt::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("expected {n} requests, got {:?}", self.received().len());
+        eventually(&format!("{n} requests at the receiver"), || async {
+            Some(self.received()).filter(|got| got.len() >= n)
+        })
+        .await
     }
 }
 
@@ -145,17 +141,10 @@ async fn wait_deliveries(
     id: &str,
     done: impl Fn(&[Value]) -> bool,
 ) -> Vec<Value> {
-    for _ in 0..200 {
-        let list = deliveries(app, bearer, id).await;
-        if done(&list) {
-            return list;
-        }
-        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!(
-        "deliveries never settled: {:?}",
-        deliveries(app, bearer, id).await
-    );
+    eventually("the deliveries to settle", || async {
+        Some(deliveries(app, bearer, id).await).filter(|list| done(list))
+    })
+    .await
 }
 
 async fn crud_and_validation(backend: Backend) {
@@ -285,7 +274,7 @@ async fn game_events_reach_the_recipients_webhook_only(backend: Backend) {
         json!({"url": rx_first.url, "events": ["game.your_turn", "game.move"]}),
     )
     .await;
-    create(
+    let middle = create(
         &app,
         &t.tokens[1],
         json!({"url": rx_middle.url, "events": ["game.finished"]}),
@@ -305,23 +294,33 @@ async fn game_events_reach_the_recipients_webhook_only(backend: Backend) {
             })
             .collect()
     };
-    let mut types = Vec::new();
-    for _ in 0..200 {
-        types = types_of(&rx_first.received());
-        if types.iter().any(|t| t == "game.move") {
-            break;
-        }
-        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(types.iter().any(|t| t == "game.move"), "{types:?}");
+    let types = eventually("a game.move at the first receiver", || async {
+        Some(types_of(&rx_first.received())).filter(|types| types.iter().any(|t| t == "game.move"))
+    })
+    .await;
     assert!(
         types
             .iter()
             .all(|t| t == "game.your_turn" || t == "game.move"),
         "{types:?}"
     );
-    actix_web::rt::time::sleep(Duration::from_millis(300)).await;
-    assert!(rx_middle.received().is_empty(), "the game has not finished");
+    // Middle's own ping, asked for after the moves, goes out in a pass that
+    // first fanned out every earlier event: once it is delivered, the
+    // delivery log shows all Middle's webhook was ever sent.
+    let middle_id = middle["id"].as_str().unwrap();
+    ping(&app, &t.tokens[1], middle_id).await;
+    let log = wait_deliveries(&app, &t.tokens[1], middle_id, |l| {
+        !l.is_empty() && l.iter().all(|d| d["status"] == "delivered")
+    })
+    .await;
+    assert_eq!(log.len(), 1, "the game has not finished: {log:?}");
+    assert_eq!(log[0]["event_type"], "webhook.ping", "{log:?}");
+    let got = rx_middle.received();
+    assert_eq!(got.len(), 1);
+    assert_eq!(
+        verified(middle["secret"].as_str().unwrap(), &got[0])["type"],
+        "webhook.ping"
+    );
 }
 
 async fn retries_deliver_once_the_receiver_is_back(backend: Backend) {
@@ -425,13 +424,13 @@ async fn a_claim_lost_in_a_crash_is_delivered_later(backend: Backend) {
     let id = hook["id"].as_str().unwrap();
     ping(&app, &t.tokens[0], id).await;
 
-    // The crashed process: claims with a one-second lease and never sends.
+    // The crashed process: claims with a one-minute lease and never sends.
     let url = sannin::config::DatabaseUrl::parse(&app.database_url()).unwrap();
+    let now = app.clock.now();
     let claimed = actix_web::rt::task::spawn_blocking(move || {
         let pool = sannin::db::connect(&url, 1, Duration::from_secs(5)).unwrap();
         let mut conn = pool.get().unwrap();
-        let now = chrono::Utc::now().naive_utc();
-        sannin::db::webhooks::claim_due(&mut conn, now, now + chrono::Duration::seconds(1), 10)
+        sannin::db::webhooks::claim_due(&mut conn, now, now + chrono::Duration::minutes(1), 10)
             .unwrap()
             .len()
     })
@@ -445,8 +444,14 @@ async fn a_claim_lost_in_a_crash_is_delivered_later(backend: Backend) {
             s.webhook_poll_interval = Duration::from_millis(50);
         })
         .await;
-    actix_web::rt::time::sleep(Duration::from_millis(400)).await;
+    // A ping of another webhook arriving shows the survivor delivering while
+    // the lease is held: the lost delivery stays unsent.
+    let marker_rx = Receiver::start();
+    let marker = move_hook(&app, &t.tokens[0], &marker_rx).await;
+    ping(&app, &t.tokens[0], marker["id"].as_str().unwrap()).await;
+    marker_rx.wait_for(1).await;
     assert!(rx.received().is_empty(), "the lease is still held");
+    app.clock.advance(chrono::Duration::minutes(2));
     let got = rx.wait_for(1).await;
     verified(hook["secret"].as_str().unwrap(), &got[0]);
     wait_deliveries(&app, &t.tokens[0], id, |l| l[0]["status"] == "delivered").await;
