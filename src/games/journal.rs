@@ -130,6 +130,11 @@ pub(super) fn append(
     let mut actions = g.actions.clone();
     actions.push(action_row);
     let next = Loaded {
+        status: if after.outcome().is_some() {
+            Status::Finished
+        } else {
+            g.status()
+        },
         row,
         seats: g.seats.clone(),
         actions,

@@ -79,21 +79,21 @@ fn list(
                 .filter(|(s, _)| s.game_id == row.id)
                 .cloned()
                 .collect();
-            let seats = super::model::seat_infos(&mine);
+            let seats = super::model::seat_infos(&row.id, &mine)?;
             let your_seat = seats
                 .iter()
                 .find(|s| s.user_id.as_deref() == Some(user_id) && s.state == SeatState::Joined)
                 .map(|s| s.seat);
             let your_turn = row.status == "active"
                 && your_seat.is_some_and(|p| row.to_move.as_deref() == Some(seat_name(p)));
-            Listed {
+            Ok(Listed {
                 row,
                 seats,
                 your_seat,
                 your_turn,
-            }
+            })
         })
-        .collect();
+        .collect::<Result<_, GameError>>()?;
     Ok((page, more))
 }
 

@@ -353,7 +353,7 @@ fn join(
             .iter()
             .all(|s| s.seat == seat || s.state == SeatState::Joined);
         if all_joined {
-            g.row.status = Status::Active.as_str().into();
+            g.set_status(Status::Active);
             g.row.started_at = Some(now);
             g.row.expires_at = None;
             g.row.deadline = g.row.days_per_move.map(|d| now + settings.day * d);
@@ -445,7 +445,7 @@ fn cancel(
                 g.status().as_str()
             )));
         }
-        g.row.status = Status::Cancelled.as_str().into();
+        g.set_status(Status::Cancelled);
         g.row.finished_at = Some(now);
         g.row.expires_at = None;
         save_row(conn, &mut g.row, now)?;
@@ -478,7 +478,7 @@ pub fn expire(
         if g.status() != Status::Open || g.row.expires_at.is_none_or(|e| e > now) {
             return Ok(false);
         }
-        g.row.status = Status::Expired.as_str().into();
+        g.set_status(Status::Expired);
         g.row.finished_at = Some(now);
         save_row(conn, &mut g.row, now)?;
         let seated: Vec<String> = g.seats.iter().filter_map(|s| s.user_id.clone()).collect();

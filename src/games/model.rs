@@ -71,12 +71,13 @@ impl SeatState {
         }
     }
 
-    pub fn parse(s: &str) -> SeatState {
-        match s {
+    pub fn parse(s: &str) -> Option<SeatState> {
+        Some(match s {
+            "open" => SeatState::Open,
             "invited" => SeatState::Invited,
             "joined" => SeatState::Joined,
-            _ => SeatState::Open,
-        }
+            _ => return None,
+        })
     }
 }
 
@@ -134,11 +135,19 @@ pub struct Loaded {
     pub game: Game,
     /// The creator's username.
     pub creator_name: Option<String>,
+    /// `row.status`, parsed when the row was loaded; changed with `set_status`.
+    pub(super) status: Status,
 }
 
 impl Loaded {
     pub fn status(&self) -> Status {
-        Status::parse(&self.row.status).unwrap_or(Status::Open)
+        self.status
+    }
+
+    /// Moves the game to `status` (the row and the parsed value alike).
+    pub fn set_status(&mut self, status: Status) {
+        self.status = status;
+        self.row.status = status.as_str().to_owned();
     }
 
     pub fn seat(&self, p: Player) -> &SeatInfo {
@@ -226,6 +235,12 @@ pub fn parse_action(s: &str) -> Option<Action> {
 /// Loads a game and replays its actions.
 pub fn load(conn: &mut DbConnection, id: &str) -> Result<Loaded, GameError> {
     let row = db::games::find_game(conn, id)?.ok_or(GameError::GameNotFound)?;
+    let status = Status::parse(&row.status).ok_or_else(|| {
+        anyhow::anyhow!(
+            "stored status of game {id} is not a status: {:?}",
+            row.status
+        )
+    })?;
     let seats = load_seats(conn, id)?;
     let actions = db::games::actions(conn, id)?;
     let start = Position::parse(&row.start_position)
@@ -257,6 +272,7 @@ pub fn load(conn: &mut DbConnection, id: &str) -> Result<Loaded, GameError> {
         actions,
         game,
         creator_name,
+        status,
     })
 }
 
@@ -268,34 +284,39 @@ pub fn load_for_update(conn: &mut DbConnection, id: &str) -> Result<Loaded, Game
 
 /// The three seats of a game, in turn order.
 pub fn load_seats(conn: &mut DbConnection, id: &str) -> Result<Vec<SeatInfo>, GameError> {
-    Ok(seat_infos(&db::games::seats(conn, id)?))
+    seat_infos(id, &db::games::seats(conn, id)?)
 }
 
-/// The three seats of a game, in turn order, from its seat rows.
-pub fn seat_infos(rows: &[(SeatRow, Option<String>)]) -> Vec<SeatInfo> {
+/// The three seats of game `game_id`, in turn order, from its seat rows (of
+/// this game only). A seat row missing, or one that does not parse, is an
+/// error naming it.
+pub fn seat_infos(
+    game_id: &str,
+    rows: &[(SeatRow, Option<String>)],
+) -> Result<Vec<SeatInfo>, GameError> {
     let mut seats: Vec<SeatInfo> = Vec::with_capacity(3);
     for p in Player::ALL {
-        let found = rows.iter().find(|(s, _)| parse_seat(&s.seat) == Some(p));
-        seats.push(match found {
-            Some((s, username)) => SeatInfo {
-                seat: p,
-                user_id: s.user_id.clone(),
-                username: username.clone(),
-                display_name: s.display_name.clone(),
-                state: SeatState::parse(&s.state),
-                joined_at: s.joined_at,
-            },
-            None => SeatInfo {
-                seat: p,
-                user_id: None,
-                username: None,
-                display_name: None,
-                state: SeatState::Open,
-                joined_at: None,
-            },
+        let (s, username) = rows
+            .iter()
+            .find(|(s, _)| parse_seat(&s.seat) == Some(p))
+            .ok_or_else(|| anyhow::anyhow!("game {game_id} has no stored seat {}", seat_name(p)))?;
+        let state = SeatState::parse(&s.state).ok_or_else(|| {
+            anyhow::anyhow!(
+                "stored state of seat {} of game {game_id} is not a seat state: {:?}",
+                s.seat,
+                s.state
+            )
+        })?;
+        seats.push(SeatInfo {
+            seat: p,
+            user_id: s.user_id.clone(),
+            username: username.clone(),
+            display_name: s.display_name.clone(),
+            state,
+            joined_at: s.joined_at,
         });
     }
-    seats
+    Ok(seats)
 }
 
 /// A game as answered after a change or on reading: the game and its pending

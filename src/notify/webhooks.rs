@@ -61,13 +61,20 @@ pub struct Webhook {
 }
 
 impl Webhook {
-    fn from_row(row: WebhookRow, show_secret: bool) -> Self {
-        let events = serde_json::from_str(&row.events).unwrap_or_default();
-        Self {
+    /// The webhook of a stored row; an event list that does not parse is an
+    /// error naming the row.
+    fn from_row(row: WebhookRow, show_secret: bool) -> Result<Self, WebhookError> {
+        let events = serde_json::from_str(&row.events).map_err(|e| {
+            anyhow::anyhow!(
+                "stored event list of webhook {} does not parse: {e}",
+                row.id
+            )
+        })?;
+        Ok(Self {
             row,
             events,
             show_secret,
-        }
+        })
     }
 }
 
@@ -123,17 +130,17 @@ pub async fn create(
             updated_at: now,
         };
         q::insert(conn, &row)?;
-        Ok(Webhook::from_row(row, true))
+        Webhook::from_row(row, true)
     })
     .await
 }
 
 pub async fn list(pool: &Pool, user_id: String) -> Result<Vec<Webhook>, WebhookError> {
     db::run(pool, move |conn| {
-        Ok(q::list_for_user(conn, &user_id)?
+        q::list_for_user(conn, &user_id)?
             .into_iter()
             .map(|r| Webhook::from_row(r, false))
-            .collect())
+            .collect()
     })
     .await
 }
@@ -144,7 +151,7 @@ fn owned(conn: &mut db::DbConnection, id: &str, user_id: &str) -> Result<Webhook
 
 pub async fn get(pool: &Pool, user_id: String, id: String) -> Result<Webhook, WebhookError> {
     db::run(pool, move |conn| {
-        Ok(Webhook::from_row(owned(conn, &id, &user_id)?, false))
+        Webhook::from_row(owned(conn, &id, &user_id)?, false)
     })
     .await
 }
@@ -179,7 +186,7 @@ pub async fn update(
                 updated_at: Some(now),
             };
             q::update(conn, &id, &changes)?;
-            Ok(Webhook::from_row(owned(conn, &id, &user_id)?, false))
+            Webhook::from_row(owned(conn, &id, &user_id)?, false)
         })
     })
     .await

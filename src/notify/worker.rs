@@ -36,8 +36,16 @@ pub fn body(event_type: &str, at: NaiveDateTime, data: Value) -> String {
     .to_string()
 }
 
+/// Whether `hook` asked for this event. A hook whose stored event list does
+/// not parse is logged, naming it, and gets nothing.
 fn wants(hook: &WebhookRow, event_type: &str, game_id: &str) -> bool {
-    let events: Vec<String> = serde_json::from_str(&hook.events).unwrap_or_default();
+    let events: Vec<String> = match serde_json::from_str(&hook.events) {
+        Ok(events) => events,
+        Err(e) => {
+            tracing::error!(webhook = %hook.id, error = %e, "stored event list of webhook does not parse");
+            return false;
+        }
+    };
     events.iter().any(|e| e == event_type) && hook.game_id.as_deref().is_none_or(|g| g == game_id)
 }
 
@@ -53,7 +61,16 @@ pub fn fan_out(conn: &mut DbConnection, now: NaiveDateTime) -> diesel::QueryResu
                 let mine = q::active_of_user(conn, &event.user_id)?;
                 hooks.insert(event.user_id.clone(), mine);
             }
-            let data: Value = serde_json::from_str(&event.payload).unwrap_or(Value::Null);
+            let data: Value = match serde_json::from_str(&event.payload) {
+                Ok(data) => data,
+                Err(e) => {
+                    // Nothing is sent rather than a made-up body; the event
+                    // stays in game_events for inspection.
+                    tracing::error!(event = %event.id, error = %e, "stored payload of event does not parse; not delivered");
+                    outbox::done(conn, outbox::WEBHOOK, &event.id)?;
+                    continue;
+                }
+            };
             for hook in &hooks[&event.user_id] {
                 if !wants(hook, &event.event_type, &event.game_id) {
                     continue;

@@ -485,7 +485,36 @@ async fn record_round_trip_and_board_picture(backend: Backend) {
     assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
 }
 
+/// A stored row that does not parse is an error naming the row, never a
+/// default (an unknown status once read as `open`, a seat state as `open`).
+async fn rows_that_do_not_parse_are_errors_not_defaults(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("bad").await;
+    let id = app.started_game(&t, json!({})).await;
+    let other = app.started_game(&t, json!({})).await;
+    app.execute_sql(&format!(
+        "UPDATE games SET status = 'bogus' WHERE id = '{id}'"
+    ))
+    .await;
+    let res = app.get_game(&t.tokens[0], &id).await;
+    assert_problem(res, StatusCode::INTERNAL_SERVER_ERROR, "internal-error").await;
+    let res = app.play_move(&t.tokens[0], &id, "3d4d", 1).await;
+    assert_problem(res, StatusCode::INTERNAL_SERVER_ERROR, "internal-error").await;
+
+    app.execute_sql(&format!(
+        "UPDATE game_seats SET state = 'seated' WHERE game_id = '{other}' AND seat = 'middle'"
+    ))
+    .await;
+    let res = app.get_game(&t.tokens[0], &other).await;
+    assert_problem(res, StatusCode::INTERNAL_SERVER_ERROR, "internal-error").await;
+    let res = app
+        .authed(Method::GET, "/api/v1/games", &t.tokens[0], None)
+        .await;
+    assert_problem(res, StatusCode::INTERNAL_SERVER_ERROR, "internal-error").await;
+}
+
 on_both_backends!(
+    rows_that_do_not_parse_are_errors_not_defaults,
     checkmate_then_resignation,
     automatic_alliance_and_garden_win,
     voluntary_alliance_by_proposal,

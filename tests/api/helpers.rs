@@ -411,6 +411,20 @@ impl TestApp {
             .expect("drop the test database");
     }
 
+    /// Runs `sql` on the app's database directly, as an operator (or a bug)
+    /// might: for tests of what the server does with rows it did not write.
+    pub async fn execute_sql(&self, sql: &str) {
+        let url = sannin::config::DatabaseUrl::parse(&self.database_url()).unwrap();
+        let sql = sql.to_owned();
+        tokio::task::spawn_blocking(move || {
+            let pool = sannin::db::connect(&url, 1, std::time::Duration::from_secs(5)).unwrap();
+            let mut conn = pool.get().unwrap();
+            diesel::RunQueryDsl::execute(diesel::sql_query(sql), &mut *conn).unwrap();
+        })
+        .await
+        .unwrap();
+    }
+
     /// The `DATABASE_URL` of the app's database, to reach it directly.
     pub fn database_url(&self) -> String {
         self.db.url()

@@ -62,7 +62,13 @@ pub fn fan_out(conn: &mut DbConnection, ctx: &MailContext) -> diesel::QueryResul
             if !r.user.email_verified || r.opted_out.contains(&event.event_type) {
                 continue;
             }
-            let payload: Value = serde_json::from_str(&event.payload).unwrap_or(Value::Null);
+            let payload: Value = match serde_json::from_str(&event.payload) {
+                Ok(payload) => payload,
+                Err(e) => {
+                    tracing::error!(event = %event.id, error = %e, "stored payload of event does not parse; not mailed");
+                    continue;
+                }
+            };
             let footer = ctx.footer(&r.user.id, &event.event_type);
             let unsubscribe = footer.unsubscribe.clone();
             let Some(composed) = compose::game_event(

@@ -263,15 +263,24 @@ pub struct EventView {
     pub data: serde_json::Value,
     pub created_at: DateTime<Utc>,
 }
-impl From<EventRow> for EventView {
-    fn from(e: EventRow) -> Self {
-        Self {
+impl TryFrom<EventRow> for EventView {
+    type Error = ApiError;
+
+    /// A payload that does not parse is an error naming the event.
+    fn try_from(e: EventRow) -> Result<Self, ApiError> {
+        let data = serde_json::from_str(&e.payload).map_err(|err| {
+            ApiError::Internal(anyhow::anyhow!(
+                "stored payload of event {} does not parse: {err}",
+                e.id
+            ))
+        })?;
+        Ok(Self {
             id: e.id,
             r#type: e.event_type,
             game_id: e.game_id,
-            data: serde_json::from_str(&e.payload).unwrap_or(serde_json::Value::Null),
+            data,
             created_at: utc(e.created_at),
-        }
+        })
     }
 }
 
@@ -306,5 +315,9 @@ pub async fn events(
         )]));
     }
     let rows = listing::events_of(&state.games, &auth.user_id, q.after, q.game_id, limit).await?;
-    Ok(HttpResponse::Ok().json(rows.into_iter().map(EventView::from).collect::<Vec<_>>()))
+    let events = rows
+        .into_iter()
+        .map(EventView::try_from)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(HttpResponse::Ok().json(events))
 }
