@@ -195,7 +195,7 @@ pub struct GameListQuery {
 pub fn list_games(
     conn: &mut DbConnection,
     q: &GameListQuery,
-    offset: i64,
+    after: Option<&ListKey>,
     limit: i64,
 ) -> QueryResult<Vec<GameRow>> {
     use diesel::dsl::exists;
@@ -235,6 +235,32 @@ pub fn list_games(
                 .filter(game_seats::state.eq("open")),
         ));
     }
+    if let Some(k) = after {
+        // Strictly after `k` in the order below, spelled out per component so
+        // each branch is a plain comparison the database can use.
+        let (updated_at, id) = (k.updated_at, k.id.clone());
+        let tail = move || {
+            games::updated_at.lt(updated_at).or(games::updated_at
+                .eq(updated_at)
+                .and(games::id.gt(id.clone())))
+        };
+        let same_turn_after: Box<
+            dyn BoxableExpression<games::table, _, SqlType = diesel::sql_types::Bool>,
+        > = match k.deadline {
+            Some(d) => Box::new(
+                games::deadline.is_null().or(games::deadline
+                    .assume_not_null()
+                    .gt(d)
+                    .or(games::deadline.assume_not_null().eq(d).and(tail()))),
+            ),
+            None => Box::new(games::deadline.is_null().and(tail())),
+        };
+        query = if k.your_turn {
+            query.filter(diesel::dsl::not(your_turn()).or(same_turn_after))
+        } else {
+            query.filter(diesel::dsl::not(your_turn()).and(same_turn_after))
+        };
+    }
     query
         .order((
             your_turn().desc(),
@@ -243,9 +269,20 @@ pub fn list_games(
             games::updated_at.desc(),
             games::id.asc(),
         ))
-        .offset(offset)
         .limit(limit)
         .load(conn)
+}
+
+/// Where a page of the game list ends: the sort key of its last game, which
+/// the next page starts strictly after. Games that change meanwhile are
+/// neither skipped nor repeated: each is listed where its key now puts it,
+/// and a game whose key did not change keeps its place relative to the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListKey {
+    pub your_turn: bool,
+    pub deadline: Option<NaiveDateTime>,
+    pub updated_at: NaiveDateTime,
+    pub id: String,
 }
 
 /// The seats of these games, with the seated users' names.

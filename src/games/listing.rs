@@ -1,6 +1,6 @@
 //! Listing games: filters and the "most urgent first" order, without replays.
 
-use crate::db::games::GameRow;
+use crate::db::games::{GameRow, ListKey};
 use crate::db::{self, DbConnection};
 use crate::rules::{Action, Move, Player, Position};
 
@@ -31,18 +31,18 @@ pub struct ListFilter {
 
 /// Games for `user_id`, most urgent first: its own moves with the least time left,
 /// then other games by deadline, then the most recently changed. Returns one page
-/// and whether more follow.
+/// and, when more follow, the key of its last game.
 fn list(
     conn: &mut DbConnection,
     user_id: &str,
     filter: &ListFilter,
-    offset: usize,
+    after: Option<&ListKey>,
     limit: usize,
-) -> Result<(Vec<Listed>, bool), GameError> {
+) -> Result<(Vec<Listed>, Option<ListKey>), GameError> {
     let player_id = match &filter.player {
         Some(name) => match db::users::find_by_username(conn, &name.to_ascii_lowercase())? {
             Some(u) => Some(u.id),
-            None => return Ok((Vec::new(), false)),
+            None => return Ok((Vec::new(), None)),
         },
         None => None,
     };
@@ -66,7 +66,7 @@ fn list(
         with_open_seat: lobby,
     };
     // One row past the page tells whether more follow.
-    let rows = db::games::list_games(conn, &query, offset as i64, limit as i64 + 1)?;
+    let rows = db::games::list_games(conn, &query, after, limit as i64 + 1)?;
     let more = rows.len() > limit;
     let ids: Vec<String> = rows.iter().take(limit).map(|r| r.id.clone()).collect();
     let seat_rows = db::games::seats_of_games(conn, &ids)?;
@@ -93,21 +93,28 @@ fn list(
                 your_turn,
             })
         })
-        .collect::<Result<_, GameError>>()?;
-    Ok((page, more))
+        .collect::<Result<Vec<Listed>, GameError>>()?;
+    let next = page.last().filter(|_| more).map(|l| ListKey {
+        your_turn: l.your_turn,
+        deadline: l.row.deadline,
+        updated_at: l.row.updated_at,
+        id: l.row.id.clone(),
+    });
+    Ok((page, next))
 }
 
-/// One page of games for the caller (see `list`).
+/// One page of games for the caller (see `list`), starting after `after`;
+/// the key to start the next page after, if there is one.
 pub async fn list_games(
     games: &Games,
     caller: &str,
     filter: ListFilter,
-    offset: usize,
+    after: Option<ListKey>,
     limit: usize,
-) -> Result<(Vec<Listed>, bool), GameError> {
+) -> Result<(Vec<Listed>, Option<ListKey>), GameError> {
     let caller = caller.to_owned();
     db::run(&games.pool, move |conn| {
-        list(conn, &caller, &filter, offset, limit)
+        list(conn, &caller, &filter, after.as_ref(), limit)
     })
     .await
 }

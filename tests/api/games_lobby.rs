@@ -586,6 +586,42 @@ async fn page_through(app: &TestApp, token: &str, first: &str, limit: usize) -> 
     panic!("paging did not end");
 }
 
+/// Paging by key: games that do not change while a client pages are listed
+/// once each, in order, and a game that changes (or is new) is never listed
+/// twice, as it would be when pages were offsets.
+async fn paging_neither_skips_nor_repeats_while_games_change(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("pgk").await;
+    let alice = &t.tokens[0];
+    let mut ids = Vec::new();
+    for _ in 0..6 {
+        ids.push(id_of(&created(&app, alice, json!({"open_seats": 2})).await));
+    }
+    // Newest change first: g5, g4 | g3, g2 | g1, g0.
+    let first = ok_json(list(&app, alice, "?limit=2").await).await;
+    let seen: Vec<String> = first["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(id_of)
+        .collect();
+    assert_eq!(seen, [ids[5].clone(), ids[4].clone()]);
+    // Meanwhile g1 changes (it moves to the front) and a new game arrives.
+    ok_json(act(&app, alice, &ids[1], "cancel").await).await;
+    let newer = id_of(&created(&app, alice, json!({"open_seats": 2})).await);
+    let cursor = first["next_cursor"].as_str().unwrap();
+    let rest = page_through(
+        &app,
+        alice,
+        &format!("/api/v1/games?limit=2&cursor={cursor}"),
+        2,
+    )
+    .await;
+    assert_eq!(rest, [ids[3].clone(), ids[2].clone(), ids[0].clone()]);
+    let all: Vec<&String> = seen.iter().chain(&rest).collect();
+    assert!(!all.contains(&&newer) && !all.contains(&&ids[1]));
+}
+
 async fn listing_filters_orders_and_pages(backend: Backend) {
     let app = spawn_app(backend).await;
     let t = app.trio("lst").await;
@@ -914,6 +950,7 @@ async fn creating_games_while_the_workers_write_never_fails(backend: Backend) {
 }
 
 on_both_backends!(
+    paging_neither_skips_nor_repeats_while_games_change,
     creating_games_while_the_workers_write_never_fails,
     create_validation_names_the_field,
     open_seats_fill_then_the_game_starts,

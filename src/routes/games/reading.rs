@@ -10,7 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::view::{game_view, GameSummary, GameView};
 use super::{query, seat_param, with_etag};
 use crate::auth::{Authenticated, MaybeAuthenticated};
-use crate::db::games::EventRow;
+use crate::db::games::{EventRow, ListKey};
 use crate::domain::{FieldError, Scope};
 use crate::error::{ApiError, Problem};
 use crate::games::listing::{self, ListFilter};
@@ -38,8 +38,8 @@ pub struct ListQuery {
     pub cursor: Option<String>,
 }
 impl ListQuery {
-    /// The filter, the offset the cursor stands for, and the page size.
-    fn parse(&self) -> Result<(ListFilter, usize, usize), ApiError> {
+    /// The filter, the key the cursor stands for, and the page size.
+    fn parse(&self) -> Result<(ListFilter, Option<ListKey>, usize), ApiError> {
         let status = match self.status.as_deref() {
             None => None,
             Some(s) => Some(Status::parse(s).ok_or_else(|| {
@@ -58,15 +58,15 @@ impl ListQuery {
                 "must be from 1 to 100",
             )]));
         }
-        let offset = match &self.cursor {
-            None => 0,
-            Some(c) => decode_cursor(c).ok_or_else(|| {
+        let after = match &self.cursor {
+            None => None,
+            Some(c) => Some(decode_cursor(c).ok_or_else(|| {
                 ApiError::Validation(vec![FieldError::new(
                     "cursor",
                     "invalid",
                     "is not a cursor this server gave out",
                 )])
-            })?,
+            })?),
         };
         let filter = ListFilter {
             mine: self.mine.unwrap_or(true),
@@ -74,7 +74,7 @@ impl ListQuery {
             my_turn: self.my_turn.unwrap_or(false),
             player: self.player.as_deref().map(|p| p.trim().to_lowercase()),
         };
-        Ok((filter, offset, limit))
+        Ok((filter, after, limit))
     }
 }
 
@@ -106,11 +106,11 @@ pub async fn list(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     auth.require_scope(Scope::GamesRead)?;
-    let (filter, offset, limit) = query::<ListQuery>(&req)?.parse()?;
-    let (page, more) =
-        listing::list_games(&state.games, &auth.user_id, filter, offset, limit).await?;
+    let (filter, after, limit) = query::<ListQuery>(&req)?.parse()?;
+    let (page, next) =
+        listing::list_games(&state.games, &auth.user_id, filter, after, limit).await?;
     let games = page.into_iter().map(GameSummary::from).collect();
-    let next_cursor = more.then(|| encode_cursor(offset + limit));
+    let next_cursor = next.as_ref().map(encode_cursor);
     let mut resp = HttpResponse::Ok();
     if let Some(c) = &next_cursor {
         resp.insert_header((header::LINK, next_link(req.query_string(), c)));
@@ -138,22 +138,56 @@ fn url_pairs(q: &str) -> Vec<(String, String)> {
         })
         .collect()
 }
-fn encode_cursor(offset: usize) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("o:{offset}"))
+/// A stored time exactly, in nanoseconds since the epoch (what SQLite keeps;
+/// PostgreSQL keeps microseconds, which this writes exactly too).
+fn nanos(t: chrono::NaiveDateTime) -> i64 {
+    t.and_utc().timestamp_nanos_opt().unwrap_or(i64::MAX)
 }
-/// The offset a cursor stands for; `None` for anything this server would not
-/// have given out (including offsets the database could not take).
-fn decode_cursor(c: &str) -> Option<usize> {
+
+/// A cursor: the key of the last game of a page, as opaque text.
+fn encode_cursor(k: &ListKey) -> String {
+    let deadline = k.deadline.map_or("-".to_owned(), |d| nanos(d).to_string());
+    let raw = format!(
+        "k1:{}:{deadline}:{}:{}",
+        u8::from(k.your_turn),
+        nanos(k.updated_at),
+        k.id
+    );
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw)
+}
+
+/// The key a cursor stands for; `None` for anything this server would not
+/// have given out.
+fn decode_cursor(c: &str) -> Option<ListKey> {
     let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(c)
         .ok()?;
-    let offset: u32 = String::from_utf8(raw)
-        .ok()?
-        .strip_prefix("o:")?
-        .parse()
-        .ok()?;
-    usize::try_from(offset).ok()
+    let raw = String::from_utf8(raw).ok()?;
+    let mut parts = raw.strip_prefix("k1:")?.splitn(4, ':');
+    let your_turn = match parts.next()? {
+        "0" => false,
+        "1" => true,
+        _ => return None,
+    };
+    let time = |s: &str| {
+        s.parse::<i64>()
+            .ok()
+            .map(|n| chrono::DateTime::from_timestamp_nanos(n).naive_utc())
+    };
+    let deadline = match parts.next()? {
+        "-" => None,
+        d => Some(time(d)?),
+    };
+    let updated_at = time(parts.next()?)?;
+    let id = parts.next().filter(|id| !id.is_empty() && id.len() <= 64)?;
+    Some(ListKey {
+        your_turn,
+        deadline,
+        updated_at,
+        id: id.to_owned(),
+    })
 }
+
 /// The whole state of a game. Anyone may read a game; with your token, it also shows
 /// your seat and, on your turn, your legal moves. Answers 304 to `If-None-Match` with
 /// the current `ETag`.
