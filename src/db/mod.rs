@@ -76,10 +76,12 @@ pub enum ConnectError {
 /// SQLite runs with write-ahead logging (readers never block the writer),
 /// enforced foreign keys, and a busy timeout so concurrent writers wait instead
 /// of failing at once.
-const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; \
+/// The busy timeout comes first: switching a new file to WAL takes a lock
+/// that another process opening it at the same moment must wait for.
+const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; \
+     PRAGMA journal_mode = WAL; \
      PRAGMA synchronous = NORMAL; \
-     PRAGMA foreign_keys = ON; \
-     PRAGMA busy_timeout = 5000;";
+     PRAGMA foreign_keys = ON;";
 
 impl r2d2::ManageConnection for ConnectionManager {
     type Connection = DbConnection;
@@ -132,14 +134,45 @@ pub fn connect(url: &DatabaseUrl, max_size: u32, timeout: Duration) -> anyhow::R
 }
 
 /// Applies pending migrations for the connection's backend; returns how many ran.
+///
+/// Processes starting together (a rolling deploy onto a new schema) take
+/// turns: on PostgreSQL behind a session advisory lock, on SQLite inside one
+/// exclusive transaction. The first applies what is pending; the others then
+/// find nothing left to do.
 pub fn run_migrations(conn: &mut DbConnection) -> anyhow::Result<usize> {
     let applied = match conn {
-        DbConnection::Postgres(c) => c.run_pending_migrations(POSTGRES_MIGRATIONS),
-        DbConnection::Sqlite(c) => c.run_pending_migrations(SQLITE_MIGRATIONS),
-    }
-    .map_err(|e| anyhow::anyhow!("applying migrations failed: {e}"))?;
-    Ok(applied.len())
+        DbConnection::Postgres(c) => {
+            diesel::RunQueryDsl::execute(
+                diesel::sql_query(format!("SELECT pg_advisory_lock({MIGRATION_LOCK})")),
+                c,
+            )
+            .map_err(|e| anyhow::anyhow!("waiting for the migration lock failed: {e}"))?;
+            let applied = c
+                .run_pending_migrations(POSTGRES_MIGRATIONS)
+                .map(|v| v.len())
+                .map_err(|e| anyhow::anyhow!("applying migrations failed: {e}"));
+            let unlocked = diesel::RunQueryDsl::execute(
+                diesel::sql_query(format!("SELECT pg_advisory_unlock({MIGRATION_LOCK})")),
+                c,
+            );
+            let applied = applied?;
+            unlocked.map_err(|e| anyhow::anyhow!("releasing the migration lock failed: {e}"))?;
+            applied
+        }
+        DbConnection::Sqlite(c) => c
+            .exclusive_transaction(|c| {
+                c.run_pending_migrations(SQLITE_MIGRATIONS)
+                    .map(|v| v.len())
+                    .map_err(|e| diesel::result::Error::QueryBuilderError(e))
+            })
+            .map_err(|e| anyhow::anyhow!("applying migrations failed: {e}"))?,
+    };
+    Ok(applied)
 }
+
+/// The PostgreSQL advisory lock key that serialises migrations ("sannin"
+/// in ASCII, as a number).
+const MIGRATION_LOCK: i64 = 0x73_61_6e_6e_69_6e;
 
 /// A cheap round trip to check the database answers.
 pub fn ping(conn: &mut DbConnection) -> diesel::QueryResult<()> {

@@ -3,12 +3,15 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
 
 use diesel::prelude::*;
 use sannin::db::schema::server_secrets;
 use serde_json::Value;
+
+use crate::helpers::{Backend, EmptyDatabase};
 
 #[test]
 fn json_logs_carry_request_ids_and_sigterm_stops_gracefully() {
@@ -103,3 +106,52 @@ fn json_logs_carry_request_ids_and_sigterm_stops_gracefully() {
     assert!(log.len() > 5);
     assert!(log.iter().all(|line| !line.contains(&key[0])));
 }
+
+/// Issue 11: processes started together on an empty database (a rolling
+/// deploy onto a new schema) take turns with the migrations: every one
+/// succeeds, and the schema is applied once.
+async fn processes_migrating_together_take_turns(backend: Backend) {
+    let db = EmptyDatabase::new(backend);
+    let dir = tempfile::tempdir().unwrap();
+    let children: Vec<_> = (0..3)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_sannin"))
+                .arg("migrate")
+                .current_dir(dir.path())
+                .env("DATABASE_URL", db.url())
+                .env("SANNIN_LOG", "warn")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut applied = Vec::new();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let n: usize = stdout
+            .strip_prefix("applied ")
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("unexpected output: {stdout}"));
+        applied.push(n);
+    }
+    applied.sort();
+    let total =
+        std::fs::read_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("migrations/postgres"))
+            .unwrap()
+            .count();
+    assert_eq!(
+        applied,
+        [0, 0, total],
+        "one process applies everything, the others nothing"
+    );
+}
+
+crate::on_both_backends!(processes_migrating_together_take_turns);

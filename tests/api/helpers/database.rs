@@ -207,6 +207,36 @@ fn postgres_template(admin_url: &str) -> &'static str {
     })
 }
 
+/// A database with no tables at all, as a first deploy finds it; dropped
+/// with the value.
+pub struct EmptyDatabase(TestDb);
+
+impl EmptyDatabase {
+    pub fn new(backend: Backend) -> Self {
+        EmptyDatabase(match backend {
+            Backend::Sqlite => fresh_database(backend),
+            Backend::Postgres => {
+                let admin_url = std::env::var("TEST_DATABASE_URL").expect("TEST_DATABASE_URL");
+                let name = format!("sannin_test_{}", uuid::Uuid::new_v4().simple());
+                PgConnection::establish(&admin_url)
+                    .expect("connect to TEST_DATABASE_URL")
+                    .batch_execute(&format!("CREATE DATABASE \"{name}\""))
+                    .expect("create an empty database");
+                let url = with_database(&admin_url, &name);
+                TestDb::Postgres {
+                    admin_url,
+                    name,
+                    url,
+                }
+            }
+        })
+    }
+
+    pub fn url(&self) -> String {
+        self.0.url()
+    }
+}
+
 pub(super) fn fresh_database(backend: Backend) -> TestDb {
     match backend {
         Backend::Sqlite => {
