@@ -163,7 +163,7 @@ pub fn run_migrations(conn: &mut DbConnection) -> anyhow::Result<usize> {
             .exclusive_transaction(|c| {
                 c.run_pending_migrations(SQLITE_MIGRATIONS)
                     .map(|v| v.len())
-                    .map_err(|e| diesel::result::Error::QueryBuilderError(e))
+                    .map_err(diesel::result::Error::QueryBuilderError)
             })
             .map_err(|e| anyhow::anyhow!("applying migrations failed: {e}"))?,
     };
