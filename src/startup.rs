@@ -193,6 +193,7 @@ fn run(listener: TcpListener, state: AppState, settings: &Settings) -> anyhow::R
         App::new()
             .app_data(state.clone())
             .wrap(ErrorHandlers::new().default_handler(error::render_bare_error))
+            .wrap(from_fn(routes::headers::security_headers))
             .wrap(from_fn(telemetry::trace_request))
             .configure(routes::configure)
             .service(

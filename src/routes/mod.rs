@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod auth;
 pub mod extract;
 pub mod games;
+pub mod headers;
 pub mod health;
 pub mod json;
 pub mod me;

@@ -8,6 +8,7 @@ mod auth;
 mod errors;
 mod games;
 mod games_lobby;
+mod headers;
 mod health;
 mod mail;
 mod openapi;
