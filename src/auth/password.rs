@@ -45,8 +45,8 @@ pub fn verify(stored_hash: &str, candidate: &str) -> bool {
 pub fn dummy_hash() -> anyhow::Result<String> {
     let mut bytes = [0u8; 24];
     rand::rng().fill_bytes(&mut bytes);
-    let random =
-        Password::parse(hex::encode(bytes)).expect("48 hex characters are a valid password");
+    let random = Password::parse(hex::encode(bytes), &[])
+        .expect("48 random hex digits are a valid password");
     hash(&random)
 }
 
@@ -56,7 +56,7 @@ mod tests {
 
     #[test]
     fn hash_then_verify() {
-        let pw = Password::parse("correct horse battery".into()).unwrap();
+        let pw = Password::parse("correct horse battery".into(), &[]).unwrap();
         let stored = hash(&pw).unwrap();
         assert!(stored.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"));
         assert!(verify(&stored, "correct horse battery"));

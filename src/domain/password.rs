@@ -2,15 +2,22 @@ use std::fmt;
 
 use super::Invalid;
 
-/// A new password: 8–1024 bytes. The upper bound keeps hashing cost bounded.
+/// A new password: 8–1024 bytes, not only whitespace, and not easy to guess
+/// (zxcvbn's estimate: a score of at least 2, "somewhat guessable", about
+/// 10^8 guesses). The upper bound keeps hashing cost bounded.
 #[derive(Clone)]
 pub struct Password(String);
 
 impl Password {
     pub const MIN_BYTES: usize = 8;
     pub const MAX_BYTES: usize = 1024;
+    /// How much of a password the estimator reads: its cost grows fast with
+    /// length, and a guessable start makes a guessable password.
+    const ESTIMATED_CHARS: usize = 128;
 
-    pub fn parse(raw: String) -> Result<Self, Invalid> {
+    /// Checks a new password; `related` are the account's own words (its
+    /// username and address), which make a password easier to guess.
+    pub fn parse(raw: String, related: &[&str]) -> Result<Self, Invalid> {
         if raw.len() < Self::MIN_BYTES || raw.len() > Self::MAX_BYTES {
             return Err(Invalid::new(
                 "length",
@@ -18,6 +25,24 @@ impl Password {
                     "must be {} to {} bytes long",
                     Self::MIN_BYTES,
                     Self::MAX_BYTES
+                ),
+            ));
+        }
+        if raw.trim().is_empty() {
+            return Err(Invalid::new("blank", "must not be only whitespace"));
+        }
+        let start: String = raw.chars().take(Self::ESTIMATED_CHARS).collect();
+        let estimate = zxcvbn::zxcvbn(&start, related);
+        if estimate.score() < zxcvbn::Score::Two {
+            let why = estimate
+                .feedback()
+                .and_then(|f| f.warning())
+                .map(|w| format!(" ({w})"))
+                .unwrap_or_default();
+            return Err(Invalid::new(
+                "too-guessable",
+                format!(
+                    "is too easy to guess{why}; a few uncommon words, or a longer phrase, will do"
                 ),
             ));
         }
@@ -42,15 +67,45 @@ mod tests {
 
     #[test]
     fn bounds_are_in_bytes() {
-        assert!(Password::parse("1234567".into()).is_err());
-        assert!(Password::parse("12345678".into()).is_ok());
-        assert!(Password::parse("x".repeat(1024)).is_ok());
-        assert!(Password::parse("x".repeat(1025)).is_err());
-        // Four 2-byte characters are 8 bytes.
-        assert!(Password::parse("éééé".into()).is_ok());
+        let parse = |s: &str| Password::parse(s.into(), &[]);
+        assert_eq!(parse("k7#Qw9z").unwrap_err().code, "length");
+        assert!(parse("k7#Qw9z!").is_ok());
+        let long: String = "k7#Qw9z!".repeat(128);
+        assert!(parse(&long).is_ok());
+        assert_eq!(parse(&format!("{long}x")).unwrap_err().code, "length");
+        // Four 2-byte characters are 8 bytes, three are 6.
+        assert!(parse("éééé").is_err_and(|e| e.code != "length"));
+        assert_eq!(parse("ééé").unwrap_err().code, "length");
         assert_eq!(
-            format!("{:?}", Password::parse("secret-pw".into()).unwrap()),
+            format!("{:?}", parse("secret-pw-of-mine").unwrap()),
             "Password(***)"
+        );
+    }
+
+    /// Issue 10: whitespace and the commonest passwords are refused, saying why.
+    #[test]
+    fn guessable_passwords_are_refused() {
+        let parse = |s: &str, related: &[&str]| Password::parse(s.into(), related);
+        assert_eq!(parse("          ", &[]).unwrap_err().code, "blank");
+        for weak in [
+            "password",
+            "12345678",
+            "qwertyuiop",
+            "password1",
+            "aaaaaaaaaaaa",
+        ] {
+            let e = parse(weak, &[]).unwrap_err();
+            assert_eq!(e.code, "too-guessable", "{weak}");
+            assert!(e.message.contains("easy to guess"), "{}", e.message);
+        }
+        assert!(parse("correct horse battery staple", &[]).is_ok());
+        // The account's own name makes a password weaker.
+        assert!(parse("tangerine quokka 47", &[]).is_ok());
+        assert_eq!(
+            parse("tangerine quokka 47", &["tangerine quokka 47"])
+                .unwrap_err()
+                .code,
+            "too-guessable"
         );
     }
 }

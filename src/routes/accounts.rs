@@ -22,7 +22,8 @@ pub struct RegisterRequest {
     pub username: String,
     #[schema(example = "alice@example.com")]
     pub email: String,
-    /// 8–1024 bytes.
+    /// 8–1024 bytes, not only whitespace, and not easy to guess (a common
+    /// password, a keyboard run, the username…: refused with `too-guessable`).
     #[schema(example = "correct horse battery staple")]
     pub password: String,
 }
@@ -54,7 +55,7 @@ impl RegisterRequest {
     fn parse(self) -> Result<Registration, ApiError> {
         let username = Username::parse(&self.username);
         let email = Email::parse(&self.email);
-        let password = Password::parse(self.password);
+        let password = Password::parse(self.password, &[&self.username, &self.email]);
         match (username, email, password) {
             (Ok(username), Ok(email), Ok(password)) => Ok(Registration {
                 username,

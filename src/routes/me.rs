@@ -21,7 +21,8 @@ pub struct UpdateMeRequest {
     pub email: Option<String>,
     /// Required with `new_password`.
     pub current_password: Option<String>,
-    /// 8–1024 bytes; changing it revokes every other session.
+    /// 8–1024 bytes and not easy to guess, as at registration; changing it
+    /// revokes every other session.
     pub new_password: Option<String>,
     /// With `new_password`: whether to revoke every personal access token too
     /// (default `true`).
@@ -30,8 +31,9 @@ pub struct UpdateMeRequest {
 }
 
 impl UpdateMeRequest {
-    /// The new address and the password change, each checked.
-    fn parse(self) -> Result<(Option<Email>, Option<PasswordChange>), ApiError> {
+    /// The new address and the password change, each checked (the password
+    /// against the account's own name among others).
+    fn parse(self, username: &str) -> Result<(Option<Email>, Option<PasswordChange>), ApiError> {
         let mut errors = Vec::new();
         let email = match self.email.as_deref().map(Email::parse) {
             Some(Ok(email)) => Some(email),
@@ -42,7 +44,7 @@ impl UpdateMeRequest {
             None => None,
         };
         let password = match (self.current_password, self.new_password) {
-            (Some(current), Some(new)) => match Password::parse(new) {
+            (Some(current), Some(new)) => match Password::parse(new, &[username]) {
                 Ok(new) => Some(PasswordChange { current, new }),
                 Err(e) => {
                     errors.push(FieldError::from_invalid("new_password", e));
@@ -119,7 +121,7 @@ pub async fn patch_me(
 ) -> Result<HttpResponse, ApiError> {
     auth.require_scope(Scope::AccountWrite)?;
     let keep_tokens = body.0.revoke_tokens == Some(false);
-    let (email, password) = body.0.parse()?;
+    let (email, password) = body.0.parse(&auth.username)?;
     let update = AccountUpdate {
         email,
         password,

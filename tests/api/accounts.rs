@@ -22,7 +22,9 @@ async fn usernames_are_unique_case_insensitively(backend: Backend) {
     let app = spawn_app(backend).await;
     app.register_user("bob").await;
     let res = app
-        .register(&json!({"username": "BOB", "email": "other@example.com", "password": "12345678"}))
+        .register(
+            &json!({"username": "BOB", "email": "other@example.com", "password": "k7#Qw9z!tr"}),
+        )
         .await;
     let problem = assert_problem(res, StatusCode::CONFLICT, "username-taken").await;
     assert_eq!(error_fields(&problem), ["username"]);
@@ -33,7 +35,7 @@ async fn emails_are_unique_case_insensitively(backend: Backend) {
     app.register_user("carol").await;
     let res = app
         .register(
-            &json!({"username": "carol2", "email": "CAROL@example.COM", "password": "12345678"}),
+            &json!({"username": "carol2", "email": "CAROL@example.COM", "password": "k7#Qw9z!tr"}),
         )
         .await;
     let problem = assert_problem(res, StatusCode::CONFLICT, "email-taken").await;
@@ -59,11 +61,11 @@ async fn registration_checks_every_field(backend: Backend) {
 async fn registration_length_bounds(backend: Backend) {
     let app = spawn_app(backend).await;
     let cases = [
-        ("ab", "x@example.com", "12345678", Some("username")),
+        ("ab", "x@example.com", "k7#Qw9z!", Some("username")),
         (
             &"u".repeat(33) as &str,
             "x@example.com",
-            "12345678",
+            "k7#Qw9z!",
             Some("username"),
         ),
         ("abc", "abc@example.com", "1234567", Some("password")),
@@ -73,9 +75,18 @@ async fn registration_length_bounds(backend: Backend) {
             &"p".repeat(1025),
             Some("password"),
         ),
-        ("abe", "abe@example.com", "12345678", None),
-        (&"v".repeat(32), "v32@example.com", &"p".repeat(1024), None),
-        ("ab-_9", "ab9@example.com", "éééé", None),
+        ("abe", "abe@example.com", "k7#Qw9z!", None),
+        (
+            &"v".repeat(32),
+            "v32@example.com",
+            &"k7#Qw9z!".repeat(128),
+            None,
+        ),
+        ("ab-_9", "ab9@example.com", "k7#Qw9z!", None),
+        // Issue 10: blank and common passwords are refused, saying why.
+        ("abf", "abf@example.com", "          ", Some("password")),
+        ("abg", "abg@example.com", "12345678", Some("password")),
+        ("abh", "abh@example.com", "password", Some("password")),
     ];
     for (username, email, password, bad_field) in cases {
         let res = app

@@ -21,7 +21,7 @@ async fn wrong_shape_is_422_naming_the_field(backend: Backend) {
         .client
         .post(app.url("/api/v1/accounts"))
         .header("content-type", "application/json")
-        .body(r#"{"username": 42, "email": "a@example.com", "password": "12345678"}"#)
+        .body(r#"{"username": 42, "email": "a@example.com", "password": "k7#Qw9z!tr"}"#)
         .send()
         .await
         .unwrap();

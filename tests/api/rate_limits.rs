@@ -24,7 +24,7 @@ async fn login_registration_and_refresh_are_limited(backend: Backend) {
     let user = app.register_user("tara").await;
     app.register_user("ugo").await;
     app.register_user("vera").await;
-    assert_limited(app.register(&serde_json::json!({"username": "walt", "email": "walt@example.com", "password": "12345678"})).await).await;
+    assert_limited(app.register(&serde_json::json!({"username": "walt", "email": "walt@example.com", "password": "k7#Qw9z!tr"})).await).await;
 
     // Log-in has its own allowance; failed attempts count too.
     let tokens = app.tokens_for(&user).await;
