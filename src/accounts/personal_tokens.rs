@@ -79,8 +79,11 @@ pub async fn create_token(
     let fresh = matches!(
         &caller.credential,
         Credential::Session { authenticated_at, .. }
-            if now - *authenticated_at < chrono::Duration::minutes(FRESH_PASSWORD_MINUTES)
+            if *authenticated_at <= now
+                && now - *authenticated_at < chrono::Duration::minutes(FRESH_PASSWORD_MINUTES)
     );
+    // The password hash the proof was checked against, if a password was given.
+    let mut proven_hash = None;
     if !fresh {
         let Some(candidate) = new.current_password else {
             return Err(AccountError::PasswordRequired);
@@ -90,10 +93,11 @@ pub async fn create_token(
             db::users::find_by_id(conn, &user_id)?.ok_or(AccountError::UserGone)
         })
         .await?;
-        let stored = user.password_hash;
+        let stored = user.password_hash.clone();
         if !blocking(move || password::verify(&stored, &candidate)).await? {
             return Err(AccountError::WrongCurrentPassword);
         }
+        proven_hash = Some(user.password_hash);
     }
     let (secret, token_hash) = opaque::generate(opaque::PAT_PREFIX);
     let row = PersonalAccessToken {
@@ -107,8 +111,15 @@ pub async fn create_token(
         last_used_at: None,
     };
     let stored = row.clone();
+    let credential = caller.credential.clone();
     db::run(&state.pool, move |conn| {
-        db::tokens::insert(conn, &stored).map_err(AccountError::from)
+        // A password change, a log-out or a revocation may have committed
+        // while the password was being checked: the credential, and the
+        // password it was proven with, must still hold when the token lands.
+        db::write_transaction(conn, |conn| {
+            still_valid(conn, &stored.user_id, &credential, proven_hash.as_deref())?;
+            db::tokens::insert(conn, &stored).map_err(AccountError::from)
+        })
     })
     .await?;
     tracing::info!(token_id = %row.id, "personal access token created");
@@ -116,6 +127,32 @@ pub async fn create_token(
         secret: Some(secret),
         ..row.into()
     })
+}
+
+/// Refuses when the calling credential no longer works, or the password it
+/// proved has changed since.
+fn still_valid(
+    conn: &mut db::DbConnection,
+    user_id: &str,
+    credential: &Credential,
+    proven_hash: Option<&str>,
+) -> Result<(), AccountError> {
+    let live = match credential {
+        Credential::Session { session_id, .. } => {
+            db::sessions::live_session_user(conn, session_id, user_id)?.is_some()
+        }
+        Credential::PersonalToken { token_id, .. } => db::tokens::exists(conn, token_id)?,
+    };
+    if !live {
+        return Err(AccountError::InvalidAccessToken);
+    }
+    if let Some(hash) = proven_hash {
+        let user = db::users::find_by_id(conn, user_id)?.ok_or(AccountError::UserGone)?;
+        if user.password_hash != hash {
+            return Err(AccountError::WrongCurrentPassword);
+        }
+    }
+    Ok(())
 }
 
 pub async fn list_tokens(

@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::Clock;
 
-/// Seconds of disagreement between clocks that verification forgives.
-const LEEWAY_SECS: i64 = 5;
+/// Seconds of disagreement between the clocks of server processes that
+/// verification forgives.
+const LEEWAY_SECS: i64 = 30;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Claims {
@@ -93,13 +94,16 @@ impl JwtKeys {
         let claims =
             jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)?.claims;
         let now = self.clock.now_utc().timestamp();
-        if claims.exp + LEEWAY_SECS <= now {
+        if claims.exp.saturating_add(LEEWAY_SECS) <= now {
             return Err(ErrorKind::ExpiredSignature.into());
         }
-        // Issued in the future, or for longer than access tokens live: not a
-        // token this service issued under its settings.
-        if claims.iat > now + LEEWAY_SECS
-            || claims.exp - claims.iat > self.ttl.as_secs() as i64 + LEEWAY_SECS
+        // Issued in the future, expiring before it was issued, or for longer
+        // than access tokens live: not a token this service issued under its
+        // settings.
+        let lifetime = claims.exp.saturating_sub(claims.iat);
+        if claims.iat > now.saturating_add(LEEWAY_SECS)
+            || lifetime < 0
+            || lifetime > (self.ttl.as_secs() as i64).saturating_add(LEEWAY_SECS)
         {
             return Err(ErrorKind::ImmatureSignature.into());
         }
@@ -150,8 +154,10 @@ mod tests {
             .is_err());
         // Issued in the future.
         assert!(k.verify(&signed(&claims(now + 600, now + 630))).is_err());
-        // Expired.
+        // Expired, and expiring before issued.
         assert!(k.verify(&signed(&claims(now - 120, now - 60))).is_err());
+        assert!(k.verify(&signed(&claims(now, now - 1))).is_err());
+        assert!(k.verify(&signed(&claims(i64::MIN, i64::MAX))).is_err());
     }
 
     #[test]

@@ -36,6 +36,11 @@ pub fn delete_all_for_user(conn: &mut DbConnection, user_id: &str) -> QueryResul
     diesel::delete(pat::table.filter(pat::user_id.eq(user_id))).execute(conn)
 }
 
+/// Whether the token `id` still exists.
+pub fn exists(conn: &mut DbConnection, id: &str) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(pat::table.find(id))).get_result(conn)
+}
+
 /// The token with this hash, with its owner.
 pub fn find_by_hash(
     conn: &mut DbConnection,

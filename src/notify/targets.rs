@@ -23,6 +23,8 @@ use crate::domain::FieldError;
 
 /// How a receiver has to answer.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a URL being saved may take to resolve.
+const LOOKUP_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Ports a webhook may use unless configured otherwise: the web's own and the
 /// unprivileged range, not SMTP, SSH or other services on privileged ports.
@@ -52,6 +54,7 @@ impl Default for TargetPolicy {
 
 impl TargetPolicy {
     pub fn allows_address(&self, ip: IpAddr) -> bool {
+        let ip = ip.to_canonical();
         self.allow_private
             || is_global(ip)
             || self.allowed_networks.iter().any(|net| net.contains(&ip))
@@ -148,9 +151,9 @@ impl Targets {
             Ok(ip) => vec![ip],
             Err(_) => {
                 let name: Name = host.parse().map_err(|_| unresolvable())?;
-                self.resolver
-                    .resolve(name)
+                tokio::time::timeout(LOOKUP_TIMEOUT, self.resolver.resolve(name))
                     .await
+                    .map_err(|_| unresolvable())?
                     .map_err(|_| unresolvable())?
                     .map(|a| a.ip())
                     .collect()
@@ -313,15 +316,22 @@ fn in_v4(ip: Ipv4Addr, table: &[(Ipv4Addr, u8)]) -> bool {
 }
 
 /// True only for addresses reachable on the public internet: an allow-list of
-/// global unicast. IPv4-mapped IPv6 (`::ffff:a.b.c.d`) is judged as the IPv4
-/// address it carries; every other IPv6 address outside 2000::/3 (IPv4-
-/// compatible `::/96`, NAT64 `64:ff9b::/96`, site-local `fec0::/10`, discard
-/// `100::/64`, unique-local, link-local, multicast…) is not global.
+/// global unicast. IPv4-mapped IPv6 (`::ffff:a.b.c.d`) and NAT64
+/// (`64:ff9b::a.b.c.d`) are judged as the IPv4 address they reach; every
+/// other IPv6 address outside 2000::/3 (IPv4-compatible `::/96`, local-use
+/// NAT64 `64:ff9b:1::/48`, site-local `fec0::/10`, discard `100::/64`,
+/// unique-local, link-local, multicast…) is not global.
 pub fn is_global(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => !in_v4(v4, &NON_GLOBAL_V4),
         IpAddr::V6(v6) => {
             if let Some(v4) = v6.to_ipv4_mapped() {
+                return !in_v4(v4, &NON_GLOBAL_V4);
+            }
+            // NAT64 (RFC 6052): the IPv4 address it reaches is the last 32 bits.
+            let s = v6.segments();
+            if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+                let v4 = Ipv4Addr::from((u32::from(s[6]) << 16) | u32::from(s[7]));
                 return !in_v4(v4, &NON_GLOBAL_V4);
             }
             let global_unicast = (v6.segments()[0] & 0xe000) == 0x2000;
@@ -383,6 +393,7 @@ mod tests {
             "8.8.8.8",
             "1.1.1.1",
             "::ffff:93.184.216.34",
+            "64:ff9b::5db8:d822",
             "2606:2800:220:1::1",
             "2a00:1450:4001:80b::200e",
         ] {
