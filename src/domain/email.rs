@@ -22,7 +22,16 @@ impl Email {
         let has_dotted_domain = email
             .rsplit_once('@')
             .is_some_and(|(_, domain)| domain.contains('.') && !domain.ends_with('.'));
-        if !email_address::EmailAddress::is_valid(&email) || !has_dotted_domain {
+        // A bare address only: no display name (`Evil <evil@example.com>`)
+        // and no domain literal (`a@[127.0.0.1]`), neither of which a relay
+        // would deliver to from a plain RCPT TO.
+        let options = email_address::Options::default()
+            .with_required_tld()
+            .without_domain_literal()
+            .without_display_text();
+        let bare = email_address::EmailAddress::parse_with_options(&email, options)
+            .is_ok_and(|parsed| parsed.as_str() == email);
+        if !bare || !has_dotted_domain {
             return Err(Invalid::new("format", "is not a valid email address"));
         }
         Ok(Self(email))
@@ -54,6 +63,10 @@ mod tests {
             "@example.com",
             "a b@example.com",
             "a@localhost",
+            // Issue 10: only bare, deliverable addresses.
+            "evil <evil@example.com>",
+            "a@[127.0.0.1]",
+            "a@[ipv6:::1]",
         ] {
             assert!(Email::parse(bad).is_err(), "{bad}");
         }

@@ -87,6 +87,9 @@ async fn registration_length_bounds(backend: Backend) {
         ("abf", "abf@example.com", "          ", Some("password")),
         ("abg", "abg@example.com", "12345678", Some("password")),
         ("abh", "abh@example.com", "password", Some("password")),
+        // Issue 10: only bare addresses a relay delivers to.
+        ("abi", "Evil <evil@example.com>", "k7#Qw9z!", Some("email")),
+        ("abj", "abj@[127.0.0.1]", "k7#Qw9z!", Some("email")),
     ];
     for (username, email, password, bad_field) in cases {
         let res = app
