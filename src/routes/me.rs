@@ -8,7 +8,7 @@ use super::{AuthProblems, JsonBodyProblems};
 use crate::accounts::{self, AccountUpdate, PasswordChange};
 use crate::auth::Authenticated;
 use crate::domain::FieldError;
-use crate::domain::{Email, Password, Scope};
+use crate::domain::{Email, Password};
 use crate::error::{ApiError, Problem};
 use crate::state::AppState;
 
@@ -81,7 +81,6 @@ impl UpdateMeRequest {
     get,
     path = "/api/v1/me",
     tag = "me",
-    security(("bearer_jwt" = []), ("personal_access_token" = ["account:read"])),
     responses(
         (status = 200, description = "Your account", body = Account),
         (status = 403, description = "The token lacks `account:read` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -92,7 +91,6 @@ pub async fn get_me(
     auth: Authenticated,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::AccountRead)?;
     let user = accounts::me(&state, auth.user_id).await?;
     Ok(HttpResponse::Ok().json(Account::from(user)))
 }
@@ -103,7 +101,6 @@ pub async fn get_me(
     path = "/api/v1/me",
     tag = "me",
     request_body = UpdateMeRequest,
-    security(("bearer_jwt" = []), ("personal_access_token" = ["account:write"])),
     responses(
         (status = 200, description = "The updated account", body = Account),
         (status = 403, description = "The token lacks `account:write` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -119,7 +116,6 @@ pub async fn patch_me(
     state: web::Data<AppState>,
     body: ApiJson<UpdateMeRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::AccountWrite)?;
     let keep_tokens = body.0.revoke_tokens == Some(false);
     let (email, password) = body.0.parse(&auth.username)?;
     let update = AccountUpdate {

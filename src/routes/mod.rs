@@ -3,6 +3,7 @@
 //! `openapi` must agree; a test checks that every documented operation
 //! is routed.
 
+pub mod access;
 pub mod accounts;
 pub mod auth;
 pub mod extract;

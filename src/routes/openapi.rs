@@ -8,6 +8,7 @@ use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
 use crate::routes;
+use crate::routes::access::{access_of, Access};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -71,7 +72,7 @@ use crate::routes;
         crate::domain::FieldError,
         crate::domain::Scope,
     )),
-    modifiers(&SecuritySchemes, &ServerErrors),
+    modifiers(&SecuritySchemes, &Security, &ServerErrors),
     tags(
         (name = "health", description = "Liveness and readiness"),
         (name = "accounts", description = "Registration, address verification, one-click unsubscribe"),
@@ -114,6 +115,52 @@ impl Modify for SecuritySchemes {
                     ))
                     .build(),
             ),
+        );
+    }
+}
+
+/// Each operation's `security`, written from the one table the extractors
+/// check (`routes::access`).
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::SecurityRequirement;
+        let mut unruled = Vec::new();
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            let operations = [
+                ("GET", &mut item.get),
+                ("PUT", &mut item.put),
+                ("POST", &mut item.post),
+                ("DELETE", &mut item.delete),
+                ("PATCH", &mut item.patch),
+            ];
+            for (method, operation) in operations {
+                let Some(operation) = operation else { continue };
+                let requirements = |scope: crate::domain::Scope| {
+                    vec![
+                        SecurityRequirement::new("bearer_jwt", Vec::<String>::new()),
+                        SecurityRequirement::new("personal_access_token", [scope.as_str()]),
+                    ]
+                };
+                operation.security = match access_of(method, path) {
+                    None => {
+                        unruled.push(format!("{method} {path}"));
+                        None
+                    }
+                    Some(Access::Public) => None,
+                    Some(Access::Required(scope)) => Some(requirements(scope)),
+                    Some(Access::Optional(scope)) => {
+                        let mut all = vec![SecurityRequirement::default()];
+                        all.extend(requirements(scope));
+                        Some(all)
+                    }
+                };
+            }
+        }
+        assert!(
+            unruled.is_empty(),
+            "operations without an access rule in routes::access: {unruled:?}"
         );
     }
 }

@@ -123,7 +123,6 @@ impl CreateTokenRequest {
     operation_id = "create_token",
     tag = "tokens",
     request_body = CreateTokenRequest,
-    security(("bearer_jwt" = []), ("personal_access_token" = ["account:write"])),
     responses(
         (status = 201, description = "Created; `token` is shown this once", body = TokenView),
         (status = 403, description = "The token lacks `account:write` (`insufficient-scope`), asks for a scope the calling token lacks (`forbidden`), or the password is needed (`password-required`)", body = Problem, content_type = "application/problem+json"),
@@ -137,7 +136,6 @@ pub async fn create(
     state: web::Data<AppState>,
     body: ApiJson<CreateTokenRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::AccountWrite)?;
     let new = body.0.parse()?;
     let token = accounts::create_token(&state, &auth, new).await?;
     Ok(HttpResponse::Created()
@@ -151,7 +149,6 @@ pub async fn create(
     path = "/api/v1/me/tokens",
     operation_id = "list_tokens",
     tag = "tokens",
-    security(("bearer_jwt" = []), ("personal_access_token" = ["account:read"])),
     responses(
         (status = 200, description = "Your tokens, oldest first", body = [TokenView]),
         (status = 403, description = "The token lacks `account:read` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -162,7 +159,6 @@ pub async fn list(
     auth: Authenticated,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::AccountRead)?;
     let tokens = accounts::list_tokens(&state, auth.user_id).await?;
     Ok(HttpResponse::Ok().json(tokens.into_iter().map(TokenView::from).collect::<Vec<_>>()))
 }
@@ -174,7 +170,6 @@ pub async fn list(
     operation_id = "delete_token",
     tag = "tokens",
     params(("id" = String, Path, description = "The token's id")),
-    security(("bearer_jwt" = []), ("personal_access_token" = ["account:write"])),
     responses(
         (status = 204, description = "Deleted"),
         (status = 403, description = "The token lacks `account:write` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -187,7 +182,6 @@ pub async fn delete(
     state: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::AccountWrite)?;
     accounts::delete_token(&state, auth.user_id, path.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -198,7 +192,6 @@ pub async fn delete(
     path = "/api/v1/me/tokens",
     operation_id = "delete_all_tokens",
     tag = "tokens",
-    security(("bearer_jwt" = []), ("personal_access_token" = ["account:write"])),
     responses(
         (status = 200, description = "All revoked, the calling token too if it is one", body = RevokedTokens),
         (status = 403, description = "The token lacks `account:write` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -209,7 +202,6 @@ pub async fn delete_all(
     auth: Authenticated,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::AccountWrite)?;
     let revoked = accounts::delete_all_tokens(&state, auth.user_id).await?;
     Ok(HttpResponse::Ok().json(RevokedTokens { revoked }))
 }

@@ -9,7 +9,6 @@ use super::json::ApiJson;
 use super::{AuthProblems, JsonBodyProblems};
 use crate::auth::Authenticated;
 use crate::domain::FieldError;
-use crate::domain::Scope;
 use crate::error::{ApiError, Problem};
 use crate::games::events;
 use crate::notify::webhooks::{self as service, Delivery, NewWebhook, Webhook, WebhookPatch};
@@ -203,7 +202,6 @@ impl UpdateWebhookRequest {
     operation_id = "create_webhook",
     tag = "webhooks",
     request_body = CreateWebhookRequest,
-    security(("bearer_jwt" = []), ("personal_access_token" = ["webhooks:manage"])),
     responses(
         (status = 201, description = "Created; `secret` is shown this once", body = WebhookView),
         (status = 403, description = "The token lacks `webhooks:manage` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -217,7 +215,6 @@ pub async fn create(
     state: web::Data<AppState>,
     body: ApiJson<CreateWebhookRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::WebhooksManage)?;
     let new = body.0.parse()?;
     let now = state.clock.now();
     let hook = service::create(&state.pool, &state.webhooks, auth.user_id, new, now).await?;
@@ -232,7 +229,6 @@ pub async fn create(
     path = "/api/v1/webhooks",
     operation_id = "list_webhooks",
     tag = "webhooks",
-    security(("bearer_jwt" = []), ("personal_access_token" = ["webhooks:manage"])),
     responses(
         (status = 200, description = "Your webhooks, oldest first", body = [WebhookView]),
         (status = 403, description = "The token lacks `webhooks:manage` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -243,7 +239,6 @@ pub async fn list(
     auth: Authenticated,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::WebhooksManage)?;
     let hooks = service::list(&state.pool, auth.user_id).await?;
     Ok(HttpResponse::Ok().json(hooks.into_iter().map(WebhookView::from).collect::<Vec<_>>()))
 }
@@ -255,7 +250,6 @@ pub async fn list(
     operation_id = "get_webhook",
     tag = "webhooks",
     params(("id" = String, Path, description = "The webhook's id")),
-    security(("bearer_jwt" = []), ("personal_access_token" = ["webhooks:manage"])),
     responses(
         (status = 200, description = "The webhook", body = WebhookView),
         (status = 403, description = "The token lacks `webhooks:manage` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -268,7 +262,6 @@ pub async fn get(
     state: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::WebhooksManage)?;
     let hook = service::get(&state.pool, auth.user_id, path.into_inner()).await?;
     Ok(HttpResponse::Ok().json(WebhookView::from(hook)))
 }
@@ -281,7 +274,6 @@ pub async fn get(
     tag = "webhooks",
     params(("id" = String, Path, description = "The webhook's id")),
     request_body = UpdateWebhookRequest,
-    security(("bearer_jwt" = []), ("personal_access_token" = ["webhooks:manage"])),
     responses(
         (status = 200, description = "The changed webhook", body = WebhookView),
         (status = 403, description = "The token lacks `webhooks:manage` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -297,7 +289,6 @@ pub async fn update(
     path: web::Path<String>,
     body: ApiJson<UpdateWebhookRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::WebhooksManage)?;
     let patch = body.0.parse()?;
     let hook = service::update(
         &state.pool,
@@ -318,7 +309,6 @@ pub async fn update(
     operation_id = "delete_webhook",
     tag = "webhooks",
     params(("id" = String, Path, description = "The webhook's id")),
-    security(("bearer_jwt" = []), ("personal_access_token" = ["webhooks:manage"])),
     responses(
         (status = 204, description = "Deleted"),
         (status = 403, description = "The token lacks `webhooks:manage` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -331,7 +321,6 @@ pub async fn delete(
     state: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::WebhooksManage)?;
     service::delete(&state.pool, auth.user_id, path.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -343,7 +332,6 @@ pub async fn delete(
     operation_id = "ping_webhook",
     tag = "webhooks",
     params(("id" = String, Path, description = "The webhook's id")),
-    security(("bearer_jwt" = []), ("personal_access_token" = ["webhooks:manage"])),
     responses(
         (status = 202, description = "Queued; the delivery's log follows its attempts", body = DeliveryView),
         (status = 403, description = "The token lacks `webhooks:manage` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -356,7 +344,6 @@ pub async fn ping(
     state: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::WebhooksManage)?;
     let now = state.clock.now();
     let delivery = service::ping(&state.pool, auth.user_id, path.into_inner(), now).await?;
     Ok(HttpResponse::Accepted().json(DeliveryView::from(delivery)))
@@ -369,7 +356,6 @@ pub async fn ping(
     operation_id = "list_webhook_deliveries",
     tag = "webhooks",
     params(("id" = String, Path, description = "The webhook's id")),
-    security(("bearer_jwt" = []), ("personal_access_token" = ["webhooks:manage"])),
     responses(
         (status = 200, description = "Deliveries, newest first", body = [DeliveryView]),
         (status = 403, description = "The token lacks `webhooks:manage` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -382,7 +368,6 @@ pub async fn deliveries(
     state: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::WebhooksManage)?;
     let list = service::deliveries(&state.pool, auth.user_id, path.into_inner()).await?;
     Ok(HttpResponse::Ok().json(list.into_iter().map(DeliveryView::from).collect::<Vec<_>>()))
 }
@@ -397,7 +382,6 @@ pub async fn deliveries(
         ("id" = String, Path, description = "The webhook's id"),
         ("delivery_id" = String, Path, description = "The delivery's id"),
     ),
-    security(("bearer_jwt" = []), ("personal_access_token" = ["webhooks:manage"])),
     responses(
         (status = 202, description = "Queued again", body = DeliveryView),
         (status = 403, description = "The token lacks `webhooks:manage` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -411,7 +395,6 @@ pub async fn redeliver(
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::WebhooksManage)?;
     let (id, delivery_id) = path.into_inner();
     let now = state.clock.now();
     let delivery = service::redeliver(&state.pool, auth.user_id, id, delivery_id, now).await?;

@@ -513,7 +513,27 @@ async fn rows_that_do_not_parse_are_errors_not_defaults(backend: Backend) {
     assert_problem(res, StatusCode::INTERNAL_SERVER_ERROR, "internal-error").await;
 }
 
+/// The scope a route documents is the scope it checks: the record documents
+/// `games:read` for tokens, and refuses a token without it.
+async fn the_record_checks_the_scope_it_documents(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("rec").await;
+    let id = app.started_game(&t, json!({})).await;
+    let path = format!("/api/v1/games/{id}/record");
+    assert_eq!(
+        app.request(Method::GET, &path).await.status(),
+        StatusCode::OK
+    );
+    let (reader, _) = app.personal_token(&t.tokens[0], &["games:read"]).await;
+    let res = app.authed(Method::GET, &path, &reader, None).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let (account_only, _) = app.personal_token(&t.tokens[0], &["account:read"]).await;
+    let res = app.authed(Method::GET, &path, &account_only, None).await;
+    assert_problem(res, StatusCode::FORBIDDEN, "insufficient-scope").await;
+}
+
 on_both_backends!(
+    the_record_checks_the_scope_it_documents,
     rows_that_do_not_parse_are_errors_not_defaults,
     checkmate_then_resignation,
     automatic_alliance_and_garden_win,

@@ -91,6 +91,12 @@ async fn the_server_serves_the_spec_and_every_operation_is_routed(backend: Backe
             let unrouted = status == StatusCode::METHOD_NOT_ALLOWED
                 || (status == StatusCode::NOT_FOUND && body["code"] == "route-not-found");
             assert!(!unrouted, "{method} {path} is documented but not routed");
+            // A route without an access rule answers 500.
+            assert_ne!(
+                status,
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "{method} {path}: {body}"
+            );
             operations += 1;
         }
         // Every documented operation documents its error answers: problems,

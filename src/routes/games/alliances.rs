@@ -7,7 +7,6 @@ use utoipa::ToSchema;
 use super::seat_param;
 use super::view::{game_view, GameView, ProposalView};
 use crate::auth::Authenticated;
-use crate::domain::Scope;
 use crate::error::{ApiError, Problem};
 use crate::games::alliances::{self, Answer};
 use crate::routes::json::ApiJson;
@@ -30,7 +29,6 @@ pub struct ProposalRequest {
     tag = "games",
     params(("id" = String, Path, description = "The game's id")),
     request_body = ProposalRequest,
-    security(("bearer_jwt" = []), ("personal_access_token" = ["games:play"])),
     responses(
         (status = 201, description = "Proposed", body = ProposalView),
         (status = 403, description = "Not a player (`not-a-player`)", body = Problem, content_type = "application/problem+json"),
@@ -47,7 +45,6 @@ pub async fn propose(
     path: web::Path<String>,
     body: ApiJson<ProposalRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::GamesPlay)?;
     let to = seat_param("to", &body.0.to)?;
     let now = state.clock.now();
     let p = alliances::propose_alliance(&state.games, &auth.user_id, &path, to, now).await?;
@@ -66,7 +63,6 @@ async fn answer(
     path: web::Path<(String, String)>,
     what: Answer,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::GamesPlay)?;
     let (id, pid) = path.into_inner();
     let now = state.clock.now();
     let (p, g) =
@@ -84,7 +80,6 @@ async fn answer(
     operation_id = "accept_alliance",
     tag = "games",
     params(("id" = String, Path, description = "The game's id"), ("pid" = String, Path, description = "The proposal's id")),
-    security(("bearer_jwt" = []), ("personal_access_token" = ["games:play"])),
     responses(
         (status = 200, description = "Accepted; the alliance formed", body = ProposalAnswer),
         (status = 403, description = "Not addressed to you", body = Problem, content_type = "application/problem+json"),
@@ -107,7 +102,6 @@ pub async fn accept(
     operation_id = "decline_alliance",
     tag = "games",
     params(("id" = String, Path, description = "The game's id"), ("pid" = String, Path, description = "The proposal's id")),
-    security(("bearer_jwt" = []), ("personal_access_token" = ["games:play"])),
     responses(
         (status = 200, description = "Declined", body = ProposalAnswer),
         (status = 403, description = "Not addressed to you", body = Problem, content_type = "application/problem+json"),
@@ -130,7 +124,6 @@ pub async fn decline_alliance(
     operation_id = "withdraw_alliance",
     tag = "games",
     params(("id" = String, Path, description = "The game's id"), ("pid" = String, Path, description = "The proposal's id")),
-    security(("bearer_jwt" = []), ("personal_access_token" = ["games:play"])),
     responses(
         (status = 200, description = "Withdrawn", body = ProposalAnswer),
         (status = 403, description = "Not your proposal", body = Problem, content_type = "application/problem+json"),

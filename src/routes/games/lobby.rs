@@ -8,7 +8,6 @@ use utoipa::{IntoParams, ToSchema};
 use super::view::{game_view, GameView};
 use super::{query, seat_param};
 use crate::auth::Authenticated;
-use crate::domain::Scope;
 use crate::error::{ApiError, Problem};
 use crate::games::lobby::{self, GameRequest, NewGame};
 use crate::routes::json::ApiJson;
@@ -66,7 +65,6 @@ impl CreateGameRequest {
     operation_id = "create_game",
     tag = "games",
     request_body = CreateGameRequest,
-    security(("bearer_jwt" = []), ("personal_access_token" = ["games:play"])),
     responses(
         (status = 201, description = "Created; invitees are asked, open seats wait", body = GameView),
         (status = 403, description = "The token lacks `games:play` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -80,7 +78,6 @@ pub async fn create(
     state: web::Data<AppState>,
     body: ApiJson<CreateGameRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::GamesPlay)?;
     let new = body.0.parse()?;
     let g = lobby::create_game(&state.games, &auth.user_id, new, state.clock.now()).await?;
     Ok(HttpResponse::Created()
@@ -102,7 +99,6 @@ pub struct JoinQuery {
     operation_id = "join_game",
     tag = "games",
     params(("id" = String, Path, description = "The game's id"), JoinQuery),
-    security(("bearer_jwt" = []), ("personal_access_token" = ["games:play"])),
     responses(
         (status = 200, description = "You are seated", body = GameView),
         (status = 403, description = "The token lacks `games:play`", body = Problem, content_type = "application/problem+json"),
@@ -118,7 +114,6 @@ pub async fn join(
     path: web::Path<String>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::GamesPlay)?;
     let q = query::<JoinQuery>(&req)?;
     let seat = q
         .seat
@@ -137,7 +132,6 @@ pub async fn join(
     operation_id = "decline_game",
     tag = "games",
     params(("id" = String, Path, description = "The game's id")),
-    security(("bearer_jwt" = []), ("personal_access_token" = ["games:play"])),
     responses(
         (status = 200, description = "Declined", body = GameView),
         (status = 403, description = "You are not invited to this game (`not-a-player`)", body = Problem, content_type = "application/problem+json"),
@@ -151,7 +145,6 @@ pub async fn decline(
     state: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::GamesPlay)?;
     let now = state.clock.now();
     let g = lobby::decline_invitation(&state.games, &auth.user_id, &path, now).await?;
     Ok(HttpResponse::Ok().json(game_view(&g, Some(&auth.user_id))))
@@ -164,7 +157,6 @@ pub async fn decline(
     operation_id = "cancel_game",
     tag = "games",
     params(("id" = String, Path, description = "The game's id")),
-    security(("bearer_jwt" = []), ("personal_access_token" = ["games:play"])),
     responses(
         (status = 200, description = "Cancelled", body = GameView),
         (status = 403, description = "You did not create this game (`forbidden`)", body = Problem, content_type = "application/problem+json"),
@@ -178,7 +170,6 @@ pub async fn cancel(
     state: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    auth.require_scope(Scope::GamesPlay)?;
     let g = lobby::cancel_game(&state.games, &auth.user_id, &path, state.clock.now()).await?;
     Ok(HttpResponse::Ok().json(game_view(&g, Some(&auth.user_id))))
 }
