@@ -111,6 +111,14 @@ impl SeatInfo {
         self.username.as_deref().or(self.display_name.as_deref())
     }
 
+    /// A name recorded for a seat without an account (an imported game's
+    /// players): a label, never to be presented as an account.
+    pub fn label(&self) -> Option<&str> {
+        self.display_name
+            .as_deref()
+            .filter(|_| self.username.is_none())
+    }
+
     pub fn to_row(&self, game_id: &str) -> SeatRow {
         SeatRow {
             game_id: game_id.to_owned(),

@@ -423,6 +423,30 @@ async fn record_round_trip_and_board_picture(backend: Backend) {
     let imported: Value = res.json().await.unwrap();
     let original = app.game_json(&t.tokens[0], &id).await;
     assert_eq!(imported["status"], "finished");
+    // Issue 10: the record's names are labels, not the accounts they name.
+    for (i, player) in imported["players"].as_array().unwrap().iter().enumerate() {
+        assert!(player["username"].is_null(), "{player}");
+        assert_eq!(player["label"], t.names[i].as_str(), "{player}");
+    }
+    let listed: Value = app
+        .authed(
+            Method::GET,
+            "/api/v1/games?mine=false&status=finished",
+            &t.tokens[1],
+            None,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let summary = listed["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["id"] == imported["id"])
+        .expect("the imported game is listed");
+    assert!(summary["players"][0]["username"].is_null());
+    assert_eq!(summary["players"][0]["label"], t.names[0].as_str());
     assert_eq!(imported["position"], original["position"]);
     assert_eq!(imported["result"], original["result"]);
     let again = app

@@ -20,9 +20,15 @@ pub struct PlayerView {
     /// `first`, `middle` or `last`.
     #[schema(example = "first")]
     pub seat: String,
-    /// The account in the seat; null for an open seat.
+    /// The account in the seat; null for an open seat, and for every seat of
+    /// an imported game.
     #[schema(example = "alice")]
     pub username: Option<String>,
+    /// In an imported game: the name its record gives the player. A label
+    /// only, never an account: anyone can import a record naming anyone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "Ōyama")]
+    pub label: Option<String>,
     /// Before the start: `open`, `invited` or `joined`. Once it started: `playing`,
     /// `eliminated`, `won` or `drew`.
     #[schema(example = "playing")]
@@ -268,7 +274,8 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
             };
             PlayerView {
                 seat: name.to_owned(),
-                username: s.name().map(str::to_owned),
+                username: s.username.clone(),
+                label: s.label().map(str::to_owned),
                 state,
                 elimination: out.get(name).cloned(),
                 in_check: started && pos.is_alive(s.seat) && pos.in_check(s.seat),
@@ -435,7 +442,8 @@ impl From<Listed> for GameSummary {
                 .iter()
                 .map(|s| PlayerView {
                     seat: seat_name(s.seat).to_owned(),
-                    username: s.name().map(str::to_owned),
+                    username: s.username.clone(),
+                    label: s.label().map(str::to_owned),
                     state: s.state.as_str().to_owned(),
                     elimination: None,
                     in_check: false,
