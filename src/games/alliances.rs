@@ -10,19 +10,8 @@ use crate::rules::{Action, Alliance, IllegalKind, Player};
 use super::events::{self, emit, players_json};
 use super::journal::{append, new_id, save_row};
 use super::model::{load_for_update, seat_name, Loaded, Status};
-use super::model::{load_state, GameState};
+use super::model::{load_state, pending_proposals, GameState};
 use super::{GameError, Games, Settings};
-
-/// A proposal as shown to clients.
-pub fn pending_proposals(
-    conn: &mut DbConnection,
-    game_id: &str,
-) -> Result<Vec<ProposalRow>, GameError> {
-    Ok(db::games::proposals(conn, game_id)?
-        .into_iter()
-        .filter(|p| p.status == "pending")
-        .collect())
-}
 
 fn alliance_allowed(g: &Loaded) -> Result<(), GameError> {
     let pos = g.position();

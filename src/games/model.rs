@@ -344,12 +344,20 @@ impl GameState {
     }
 }
 
+/// The game's alliance proposals still awaiting an answer.
+pub fn pending_proposals(
+    conn: &mut DbConnection,
+    game_id: &str,
+) -> Result<Vec<ProposalRow>, GameError> {
+    Ok(db::games::proposals(conn, game_id)?
+        .into_iter()
+        .filter(|p| p.status == "pending")
+        .collect())
+}
+
 /// The game and its pending proposals.
 pub fn load_state(conn: &mut DbConnection, id: &str) -> Result<GameState, GameError> {
     let game = load(conn, id)?;
-    let proposals = db::games::proposals(conn, id)?
-        .into_iter()
-        .filter(|p| p.status == "pending")
-        .collect();
+    let proposals = pending_proposals(conn, id)?;
     Ok(GameState { game, proposals })
 }

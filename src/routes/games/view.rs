@@ -350,12 +350,8 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
             .as_deref()
             .and_then(crate::rules::Alliance::parse)
             .map(|a| seats(a.members())),
-        alliance_proposals: proposals
-            .iter()
-            .filter(|p| p.status == "pending")
-            .cloned()
-            .map(ProposalView::from)
-            .collect(),
+        // A GameState holds only pending proposals.
+        alliance_proposals: proposals.iter().cloned().map(ProposalView::from).collect(),
         actions: g.row.seq,
         created_by: g.creator_name.clone(),
         created_at: utc(g.row.created_at),
