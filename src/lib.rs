@@ -9,6 +9,7 @@ pub mod db;
 pub mod domain;
 pub mod error;
 pub mod games;
+pub mod jobs;
 pub mod notify;
 pub mod record;
 pub mod render;

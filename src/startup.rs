@@ -20,7 +20,7 @@ use crate::db::{self, Pool};
 use crate::notify::mail::{self, MailContext};
 use crate::notify::targets::{Resolver, SystemResolver};
 use crate::state::AppState;
-use crate::{error, routes, telemetry};
+use crate::{error, jobs, notify, routes, telemetry};
 
 /// Name of the generated JWT signing key in `server_secrets`.
 const JWT_KEY_NAME: &str = "jwt_signing_key";
@@ -39,6 +39,7 @@ pub struct Dependencies {
 pub struct Application {
     port: u16,
     server: Server,
+    jobs: jobs::Handle,
 }
 
 impl Application {
@@ -109,17 +110,20 @@ impl Application {
         let listener = TcpListener::bind(&settings.bind)
             .with_context(|| format!("SANNIN_BIND: cannot listen on {}", settings.bind))?;
         let port = listener.local_addr()?.port();
-        let server = run(listener, state, &settings)?;
-        Ok(Self { port, server })
+        let (server, jobs) = run(listener, state, &settings)?;
+        Ok(Self { port, server, jobs })
     }
 
     pub fn port(&self) -> u16 {
         self.port
     }
 
-    /// Serves until SIGTERM or ctrl-c, then drains in-flight requests.
+    /// Serves until SIGTERM or ctrl-c, then drains in-flight requests and
+    /// background jobs (what cannot finish in time is given back).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let served = self.server.await;
+        self.jobs.shutdown().await;
+        served
     }
 }
 
@@ -149,7 +153,11 @@ fn open_database(settings: &Settings) -> anyhow::Result<Pool> {
     Ok(pool)
 }
 
-fn run(listener: TcpListener, state: AppState, settings: &Settings) -> anyhow::Result<Server> {
+fn run(
+    listener: TcpListener,
+    state: AppState,
+    settings: &Settings,
+) -> anyhow::Result<(Server, jobs::Handle)> {
     let state = web::Data::new(state);
 
     // Forget clients whose rate allowance has refilled, so the limiter's
@@ -163,31 +171,7 @@ fn run(listener: TcpListener, state: AppState, settings: &Settings) -> anyhow::R
         }
     });
 
-    // Deadlines, reminders and lapsed invitations: every process sweeps; the database
-    // makes each change happen once.
-    actix_web::rt::spawn(crate::games::sweeper::run(
-        state.pool.clone(),
-        state.games.settings,
-        settings.sweep_interval,
-        state.clock.clone(),
-    ));
-
-    // Webhook deliveries: every process fans out and sends; claims keep each
-    // delivery attempt to one process.
-    actix_web::rt::spawn(crate::notify::worker::run(
-        state.pool.clone(),
-        state.webhooks.clone(),
-        state.webhooks.targets.client()?,
-        state.mail.clone(),
-    ));
-
-    // Mail: every process renders new events into messages and sends what is
-    // due; claims keep each attempt to one process.
-    actix_web::rt::spawn(mail::worker::run(
-        state.pool.clone(),
-        state.mail.clone(),
-        mail::transport::Transport::new(&settings.mail.transport)?,
-    ));
+    let jobs = jobs(&state, settings)?;
 
     let mut server = HttpServer::new(move || {
         App::new()
@@ -206,7 +190,34 @@ fn run(listener: TcpListener, state: AppState, settings: &Settings) -> anyhow::R
     if let Some(workers) = settings.workers {
         server = server.workers(workers);
     }
-    Ok(server.run())
+    Ok((server.run(), jobs))
+}
+
+/// The background work every process runs: webhook deliveries and mail (the
+/// queue's claims keep each attempt to one process), and the sweep of
+/// deadlines, reminders and lapsed invitations (each change happens once,
+/// guarded by the game row's version).
+fn jobs(state: &AppState, settings: &Settings) -> anyhow::Result<jobs::Handle> {
+    let mut runner = jobs::Runner::new(
+        state.pool.clone(),
+        state.clock.clone(),
+        settings.shutdown_timeout,
+    );
+    runner
+        .channel(notify::delivery::Webhooks::new(
+            state.webhooks.clone(),
+            state.mail.clone(),
+        )?)
+        .channel(mail::sending::Mail {
+            ctx: state.mail.clone(),
+            transport: mail::transport::Transport::new(&settings.mail.transport)?,
+        });
+    let games = state.games.settings;
+    runner.every("deadlines", settings.sweep_interval, move |conn, now| {
+        let swept = crate::games::sweeper::sweep_once(conn, &games, now)?;
+        Ok((swept != Default::default()).then(|| swept.to_string()))
+    });
+    Ok(runner.start())
 }
 
 /// Reads `.env` (if any) and the environment; prints one line and gives an

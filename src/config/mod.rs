@@ -186,6 +186,8 @@ pub struct Settings {
     pub webhook_retry_scale: f64,
     /// How often each process looks for webhook deliveries to make.
     pub webhook_poll_interval: Duration,
+    /// How long a webhook receiver has to answer.
+    pub webhook_timeout: Duration,
     /// Outgoing mail.
     pub mail: MailSettings,
     /// Reverse proxies whose `X-Forwarded-For` is believed (for rate limits).
@@ -352,6 +354,13 @@ impl Settings {
                 1_000,
                 50,
                 3_600_000,
+            )?),
+            webhook_timeout: Duration::from_millis(number(
+                &get,
+                "SANNIN_WEBHOOK_TIMEOUT_MS",
+                10_000,
+                100,
+                60_000,
             )?),
             mail,
             trusted_proxies,

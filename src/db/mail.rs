@@ -1,6 +1,6 @@
-//! Queries on `mail_messages` and `email_opt_outs`. As with
-//! webhook deliveries, the claim of due messages is the one backend-specific
-//! query: PostgreSQL skips rows another process holds.
+//! Queries on `mail_messages` and `email_opt_outs`. The messages are a job
+//! table of the queue: `job_table!` writes their claim, record, give-back
+//! and prune.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -61,72 +61,31 @@ pub fn insert_if_new(conn: &mut DbConnection, row: &MailRow) -> QueryResult<bool
     Ok(inserted == 1)
 }
 
-/// Claims up to `limit` due messages by moving their due time to
-/// `lease_until`, so a process that dies mid-send leaves them due again later.
-/// The claim counts as an attempt, so even a message whose sending kills the
-/// process runs out of attempts.
+crate::job_table! {
+    table: mm,
+    pending: PENDING,
+    finished: [SENT, FAILED, CANCELLED],
+    outcome: MailOutcome,
+}
+
+/// Claims up to `limit` due messages, leased until `lease_until` (see
+/// `jobs::store`).
 pub fn claim_due(
     conn: &mut DbConnection,
     now: NaiveDateTime,
     lease_until: NaiveDateTime,
-    limit: i64,
+    limit: usize,
 ) -> QueryResult<Vec<MailRow>> {
     super::write_transaction(conn, |conn| {
-        let due = mm::table
-            .filter(mm::status.eq(PENDING))
-            .filter(mm::next_attempt_at.le(now))
-            .order(mm::next_attempt_at.asc())
-            .limit(limit)
-            .select(mm::id);
-        let ids: Vec<String> = match conn {
-            DbConnection::Postgres(c) => due.for_update().skip_locked().load(c)?,
-            DbConnection::Sqlite(c) => due.load(c)?,
-        };
+        let ids = claim_ids(conn, now, lease_until, limit, &[])?;
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        diesel::update(mm::table.filter(mm::id.eq_any(&ids)))
-            .set((
-                mm::next_attempt_at.eq(lease_until),
-                mm::attempts.eq(mm::attempts + 1),
-            ))
-            .execute(conn)?;
         mm::table
             .filter(mm::id.eq_any(&ids))
-            .order(mm::id.asc())
+            .order((mm::next_attempt_at.asc(), mm::id.asc()))
             .load(conn)
     })
-}
-
-/// Records an attempt's outcome, if the claim `m` is still this caller's (the
-/// row is pending with the lease it was claimed with); true when recorded.
-pub fn record(conn: &mut DbConnection, m: &MailRow, outcome: &MailOutcome) -> QueryResult<bool> {
-    let updated = diesel::update(
-        mm::table
-            .find(&m.id)
-            .filter(mm::status.eq(PENDING))
-            .filter(mm::next_attempt_at.eq(m.next_attempt_at)),
-    )
-    .set(outcome)
-    .execute(conn)?;
-    Ok(updated == 1)
-}
-
-/// Gives a claimed message back unattempted: due now, its claim's attempt
-/// not counted (if the claim `m` is still the caller's).
-pub fn release(conn: &mut DbConnection, m: &MailRow, now: NaiveDateTime) -> QueryResult<()> {
-    diesel::update(
-        mm::table
-            .find(&m.id)
-            .filter(mm::status.eq(PENDING))
-            .filter(mm::next_attempt_at.eq(m.next_attempt_at)),
-    )
-    .set((
-        mm::attempts.eq(mm::attempts - 1),
-        mm::next_attempt_at.eq(now),
-    ))
-    .execute(conn)
-    .map(drop)
 }
 
 /// When the user was last sent mail of `kind` to `address` after `since`.
@@ -201,15 +160,4 @@ pub fn opt_in(conn: &mut DbConnection, user_id: &str, event_type: &str) -> Query
     )
     .execute(conn)
     .map(drop)
-}
-
-/// Deletes messages that are done (sent, failed or cancelled) and whose last
-/// attempt was before `before`; returns how many.
-pub fn prune(conn: &mut DbConnection, before: NaiveDateTime) -> QueryResult<usize> {
-    diesel::delete(
-        mm::table
-            .filter(mm::status.eq_any([SENT, FAILED, CANCELLED]))
-            .filter(mm::next_attempt_at.lt(before)),
-    )
-    .execute(conn)
 }

@@ -145,6 +145,8 @@ diesel::table! {
         disabled_reason -> Nullable<Text>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        unreachable_streak -> Integer,
+        backoff_until -> Nullable<Timestamp>,
     }
 }
 
@@ -174,6 +176,7 @@ diesel::table! {
         status_code -> Nullable<Integer>,
         duration_ms -> Integer,
         error -> Nullable<Text>,
+        finished -> Bool,
     }
 }
 

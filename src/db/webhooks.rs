@@ -1,5 +1,6 @@
-//! Queries on `webhooks`, `webhook_deliveries` and `webhook_attempts`. The claim of due deliveries is the one backend-specific
-//! query: PostgreSQL skips rows another process holds.
+//! Queries on `webhooks`, `webhook_deliveries` and `webhook_attempts`. The
+//! deliveries are a job table of the queue: `job_table!` writes their claim,
+//! record, give-back and prune.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -25,6 +26,10 @@ pub struct WebhookRow {
     pub disabled_reason: Option<String>,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// Attempts in a row that timed out or could not connect.
+    pub unreachable_streak: i32,
+    /// While in the future, no delivery to the endpoint is attempted.
+    pub backoff_until: Option<NaiveDateTime>,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -81,6 +86,8 @@ pub struct AttemptRow {
     pub status_code: Option<i32>,
     pub duration_ms: i32,
     pub error: Option<String>,
+    /// False from the attempt's start until its outcome is known.
+    pub finished: bool,
 }
 
 /// Changes of a webhook; `None` leaves a field as it is.
@@ -94,6 +101,8 @@ pub struct WebhookChanges {
     pub failure_count: Option<i32>,
     pub disabled_reason: Option<Option<String>>,
     pub updated_at: Option<NaiveDateTime>,
+    pub unreachable_streak: Option<i32>,
+    pub backoff_until: Option<Option<NaiveDateTime>>,
 }
 
 pub fn insert(conn: &mut DbConnection, row: &WebhookRow) -> QueryResult<()> {
@@ -108,6 +117,10 @@ pub fn list_for_user(conn: &mut DbConnection, user_id: &str) -> QueryResult<Vec<
         .filter(wh::user_id.eq(user_id))
         .order((wh::created_at.asc(), wh::id.asc()))
         .load(conn)
+}
+
+pub fn find(conn: &mut DbConnection, id: &str) -> QueryResult<Option<WebhookRow>> {
+    wh::table.find(id).first(conn).optional()
 }
 
 pub fn find_for_user(
@@ -172,42 +185,40 @@ pub fn active_of_user(conn: &mut DbConnection, user_id: &str) -> QueryResult<Vec
         .load(conn)
 }
 
-/// Claims up to `limit` due deliveries of active webhooks by moving their due
-/// time to `lease_until`: if this process dies before recording the outcome,
-/// the delivery is due again when the lease runs out. On PostgreSQL rows
-/// another process is claiming are skipped, so each claim goes to one process.
+crate::job_table! {
+    table: wd,
+    pending: PENDING,
+    finished: [DELIVERED, FAILED],
+    outcome: DeliveryOutcome,
+    key: webhook_id,
+    // Only deliveries of active endpoints that are not backed off.
+    due(now): wd::webhook_id.eq_any(
+        wh::table
+            .filter(wh::active.eq(true))
+            .filter(wh::backoff_until.is_null().or(wh::backoff_until.le(now)))
+            .select(wh::id),
+    ),
+}
+
+/// Claims up to `limit` due deliveries of active endpoints that are not
+/// backed off, none of a webhook in `full`, leased until `lease_until` (see
+/// `jobs::store`); each with its webhook.
 pub fn claim_due(
     conn: &mut DbConnection,
     now: NaiveDateTime,
     lease_until: NaiveDateTime,
-    limit: i64,
+    limit: usize,
+    full: &[String],
 ) -> QueryResult<Vec<(DeliveryRow, WebhookRow)>> {
     super::write_transaction(conn, |conn| {
-        let due = wd::table
-            .filter(wd::status.eq(PENDING))
-            .filter(wd::next_attempt_at.le(now))
-            .filter(wd::webhook_id.eq_any(wh::table.filter(wh::active.eq(true)).select(wh::id)))
-            .order(wd::next_attempt_at.asc())
-            .limit(limit)
-            .select(wd::id);
-        let ids: Vec<String> = match conn {
-            DbConnection::Postgres(c) => due.for_update().skip_locked().load(c)?,
-            DbConnection::Sqlite(c) => due.load(c)?,
-        };
+        let ids = claim_ids(conn, now, lease_until, limit, full)?;
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        // The claim counts as an attempt, so a delivery whose sending kills
-        // the process still runs out of attempts.
-        diesel::update(wd::table.filter(wd::id.eq_any(&ids)))
-            .set((
-                wd::next_attempt_at.eq(lease_until),
-                wd::attempts.eq(wd::attempts + 1),
-            ))
-            .execute(conn)?;
         wd::table
             .inner_join(wh::table)
             .filter(wd::id.eq_any(&ids))
+            .order((wd::next_attempt_at.asc(), wd::id.asc()))
             .select((DeliveryRow::as_select(), WebhookRow::as_select()))
             .load(conn)
     })
@@ -225,27 +236,51 @@ pub struct DeliveryOutcome {
     pub delivered_at: Option<NaiveDateTime>,
 }
 
-/// Logs an attempt, and records its outcome on the delivery if the claim `d`
-/// is still the caller's (pending, with the lease it was claimed with); true
-/// when recorded.
-pub fn record_attempt(
-    conn: &mut DbConnection,
-    d: &DeliveryRow,
-    attempt: &AttemptRow,
-    outcome: &DeliveryOutcome,
-) -> QueryResult<bool> {
+/// What an attempt that has not finished shows.
+pub const UNFINISHED: &str = "no outcome yet: the attempt is in progress";
+/// What an attempt whose sender stopped before its outcome shows.
+pub const INTERRUPTED: &str =
+    "interrupted: the sending process stopped before the outcome was known";
+
+/// Logs the start of an attempt; earlier attempts of the delivery that never
+/// finished are marked interrupted.
+pub fn begin_attempt(conn: &mut DbConnection, attempt: &AttemptRow) -> QueryResult<()> {
+    interrupt_attempts(conn, &attempt.delivery_id)?;
     diesel::insert_into(wa::table)
         .values(attempt)
-        .execute(conn)?;
-    let updated = diesel::update(
-        wd::table
-            .find(&d.id)
-            .filter(wd::status.eq(PENDING))
-            .filter(wd::next_attempt_at.eq(d.next_attempt_at)),
+        .execute(conn)
+        .map(drop)
+}
+
+/// Marks the delivery's unfinished attempts interrupted.
+pub fn interrupt_attempts(conn: &mut DbConnection, delivery_id: &str) -> QueryResult<()> {
+    diesel::update(
+        wa::table
+            .filter(wa::delivery_id.eq(delivery_id))
+            .filter(wa::finished.eq(false)),
     )
-    .set(outcome)
-    .execute(conn)?;
-    Ok(updated == 1)
+    .set((wa::finished.eq(true), wa::error.eq(INTERRUPTED)))
+    .execute(conn)
+    .map(drop)
+}
+
+/// Finishes the attempt begun as `attempt.id` with `attempt`'s outcome, or
+/// logs `attempt` if it never began (one given up without being made).
+pub fn finish_attempt(conn: &mut DbConnection, attempt: &AttemptRow) -> QueryResult<()> {
+    let updated = diesel::update(wa::table.find(&attempt.id))
+        .set((
+            wa::finished.eq(true),
+            wa::status_code.eq(attempt.status_code),
+            wa::duration_ms.eq(attempt.duration_ms),
+            wa::error.eq(&attempt.error),
+        ))
+        .execute(conn)?;
+    if updated == 0 {
+        diesel::insert_into(wa::table)
+            .values(attempt)
+            .execute(conn)?;
+    }
+    Ok(())
 }
 
 /// A webhook's deliveries, newest first, at most `limit`.

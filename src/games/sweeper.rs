@@ -1,19 +1,15 @@
 //! The background sweep: time-outs (R35), deadline reminders and lapsed invitations.
 //!
-//! Every server process runs it. Each change is one transaction that re-reads the game
+//! Every server process runs it, on the job queue's runner. Each change is one transaction that re-reads the game
 //! and writes only if the game row's version is unchanged, and every action row has a
 //! unique (game, seq) key, so when two processes reach the same expired deadline one
 //! wins and the other finds nothing to do: each expiry acts exactly once. Deadlines
 //! are read from the database, so a sweep after downtime catches up on everything
 //! that expired meanwhile.
 
-use std::time::Duration as StdDuration;
-
 use chrono::NaiveDateTime;
 
-use crate::clock::Clock;
-
-use crate::db::{self, Pool};
+use crate::db;
 
 use super::GameError;
 use super::{deadlines, lobby, Settings};
@@ -49,26 +45,12 @@ pub fn sweep_once(
     Ok(swept)
 }
 
-/// Sweeps every `interval` until the process ends. Errors are logged and the next
-/// tick tries again.
-pub async fn run(pool: Pool, settings: Settings, interval: StdDuration, clock: Clock) {
-    let mut tick = tokio::time::interval(interval);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        let now = clock.now();
-        let result = db::run(&pool, move |conn| sweep_once(conn, &settings, now)).await;
-        match result {
-            Ok(s) if s != Swept::default() => {
-                tracing::info!(
-                    timed_out = s.timed_out,
-                    reminded = s.reminded,
-                    expired = s.expired,
-                    "deadline sweep"
-                )
-            }
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %format!("{e:#}"), "deadline sweep failed"),
-        }
+impl std::fmt::Display for Swept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "deadline sweep: {} timed out, {} reminded, {} expired",
+            self.timed_out, self.reminded, self.expired
+        )
     }
 }

@@ -21,10 +21,8 @@ use reqwest::Url;
 
 use crate::domain::FieldError;
 
-/// How a receiver has to answer.
-pub const TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a URL being saved may take to resolve.
-const LOOKUP_TIMEOUT: Duration = Duration::from_secs(5);
+pub const LOOKUP_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Ports a webhook may use unless configured otherwise: the web's own and the
 /// unprivileged range, not SMTP, SSH or other services on privileged ports.
@@ -193,8 +191,8 @@ impl Targets {
 
     /// The HTTP client of deliveries: it resolves through the policy, uses no
     /// proxy (a proxy would resolve the name itself), follows no redirect (one
-    /// could lead anywhere) and gives a receiver [`TIMEOUT`] to answer.
-    pub fn client(&self) -> anyhow::Result<reqwest::Client> {
+    /// could lead anywhere) and gives a receiver `timeout` to answer.
+    pub fn client(&self, timeout: Duration) -> anyhow::Result<reqwest::Client> {
         Ok(reqwest::Client::builder()
             .dns_resolver(Arc::new(Guarded {
                 inner: self.resolver.clone(),
@@ -202,7 +200,7 @@ impl Targets {
             }))
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
-            .timeout(TIMEOUT)
+            .timeout(timeout)
             .user_agent("sannin-webhooks")
             .build()?)
     }

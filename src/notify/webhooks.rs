@@ -128,6 +128,8 @@ pub async fn create(
             disabled_reason: None,
             created_at: now,
             updated_at: now,
+            unreachable_streak: 0,
+            backoff_until: None,
         };
         q::insert(conn, &row)?;
         Webhook::from_row(row, true)
@@ -174,8 +176,10 @@ pub async fn update(
             if let Some(game_id) = &patch.game_id {
                 check_game(conn, game_id)?;
             }
-            // Turning a webhook back on forgets why it was turned off.
+            // Turning a webhook back on forgets why it was turned off; a
+            // new address, or turning it on, ends a back-off.
             let reenable = patch.active == Some(true);
+            let fresh = reenable || url.is_some();
             let changes = WebhookChanges {
                 url,
                 events: patch.events.map(|e| json!(e).to_string()),
@@ -184,6 +188,8 @@ pub async fn update(
                 failure_count: reenable.then_some(0),
                 disabled_reason: reenable.then_some(None),
                 updated_at: Some(now),
+                unreachable_streak: fresh.then_some(0),
+                backoff_until: fresh.then_some(None),
             };
             q::update(conn, &id, &changes)?;
             Webhook::from_row(owned(conn, &id, &user_id)?, false)
@@ -217,7 +223,7 @@ pub async fn ping(
             hook.id,
             uuid::Uuid::now_v7().to_string(),
             PING.to_owned(),
-            super::worker::body(PING, now, data),
+            super::delivery::body(PING, now, data),
             now,
         );
         q::insert_delivery_if_new(conn, &row)?;

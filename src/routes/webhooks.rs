@@ -57,6 +57,7 @@ where
     "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwZ3v1xXWq3mU=",
     "active": true,
     "disabled_reason": null,
+    "backoff_until": null,
     "created_at": "2026-11-30T12:00:00Z"
 }))]
 pub struct WebhookView {
@@ -71,6 +72,11 @@ pub struct WebhookView {
     /// Why the server turned it off: `gone` (the receiver answered 410) or
     /// `failing` (a delivery failed every retry).
     pub disabled_reason: Option<String>,
+    /// Set after attempts that timed out or could not connect: until then no
+    /// delivery to this endpoint is attempted. It grows on the retry
+    /// schedule while the endpoint stays unreachable, and a success, a new
+    /// `url` or turning the webhook on clears it.
+    pub backoff_until: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -84,6 +90,7 @@ impl From<Webhook> for WebhookView {
             secret: w.show_secret.then_some(w.row.secret),
             active: w.row.active,
             disabled_reason: w.row.disabled_reason,
+            backoff_until: w.row.backoff_until.map(super::utc),
             created_at: super::utc(w.row.created_at),
         }
     }

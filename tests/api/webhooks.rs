@@ -430,7 +430,7 @@ async fn a_claim_lost_in_a_crash_is_delivered_later(backend: Backend) {
     let claimed = actix_web::rt::task::spawn_blocking(move || {
         let pool = sannin::db::connect(&url, 1, Duration::from_secs(5)).unwrap();
         let mut conn = pool.get().unwrap();
-        sannin::db::webhooks::claim_due(&mut conn, now, now + chrono::Duration::minutes(1), 10)
+        sannin::db::webhooks::claim_due(&mut conn, now, now + chrono::Duration::minutes(1), 10, &[])
             .unwrap()
             .len()
     })

@@ -1,12 +1,12 @@
 //! Mail: verification of addresses, game notices to verified addresses that
 //! have not opted out, and a notice when a webhook is disabled. Messages are
-//! rendered into `mail_messages` (from outbox events by the worker, or in the
-//! transaction of the change they report) and sent by the worker in every
-//! process, over SMTP or into a folder of `.eml` files.
+//! rendered into `mail_messages` (from outbox events by the mail channel, or
+//! in the transaction of the change they report) and sent by that channel of
+//! the job queue in every process, over SMTP or into a folder of `.eml` files.
 
 pub mod compose;
+pub mod sending;
 pub mod transport;
-pub mod worker;
 
 use std::sync::Arc;
 
