@@ -118,6 +118,11 @@ impl Application {
         self.port
     }
 
+    /// Stops the server as SIGTERM would (tests).
+    pub fn server_handle(&self) -> actix_web::dev::ServerHandle {
+        self.server.handle()
+    }
+
     /// Serves until SIGTERM or ctrl-c, then drains in-flight requests and
     /// background jobs (what cannot finish in time is given back).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {

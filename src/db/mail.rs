@@ -81,10 +81,10 @@ pub fn claim_due(
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        mm::table
-            .filter(mm::id.eq_any(&ids))
-            .order((mm::next_attempt_at.asc(), mm::id.asc()))
-            .load(conn)
+        let mut rows: Vec<MailRow> = mm::table.filter(mm::id.eq_any(&ids)).load(conn)?;
+        // In the order they were due (they now share one lease).
+        rows.sort_by_key(|m| ids.iter().position(|id| *id == m.id));
+        Ok(rows)
     })
 }
 

@@ -215,12 +215,14 @@ pub fn claim_due(
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        wd::table
+        let mut rows: Vec<(DeliveryRow, WebhookRow)> = wd::table
             .inner_join(wh::table)
             .filter(wd::id.eq_any(&ids))
-            .order((wd::next_attempt_at.asc(), wd::id.asc()))
             .select((DeliveryRow::as_select(), WebhookRow::as_select()))
-            .load(conn)
+            .load(conn)?;
+        // In the order they were due (they now share one lease).
+        rows.sort_by_key(|(d, _)| ids.iter().position(|id| *id == d.id));
+        Ok(rows)
     })
 }
 

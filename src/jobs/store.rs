@@ -28,7 +28,8 @@ macro_rules! job_table {
         $(,)?
     ) => {
         /// Claims up to `limit` due jobs whose key is not in `full`, leased
-        /// until `lease_until`; their ids. Call it in a write transaction.
+        /// until `lease_until`; their ids, in the order they were due. Call
+        /// it in a write transaction.
         pub fn claim_ids(
             conn: &mut $crate::db::DbConnection,
             now: chrono::NaiveDateTime,

@@ -16,4 +16,5 @@ mod process;
 mod rate_limits;
 mod smtp;
 mod tokens;
+mod webhook_queue;
 mod webhooks;

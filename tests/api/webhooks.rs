@@ -16,7 +16,7 @@ use crate::on_both_backends;
 
 /// One request the receiver got.
 #[derive(Clone, Debug)]
-struct Received {
+pub(crate) struct Received {
     headers: reqwest::header::HeaderMap,
     body: Vec<u8>,
 }
@@ -67,12 +67,12 @@ impl Receiver {
         }
     }
 
-    fn received(&self) -> Vec<Received> {
+    pub(crate) fn received(&self) -> Vec<Received> {
         self.got.lock().unwrap().clone()
     }
 
     /// Waits until at least `n` requests arrived.
-    async fn wait_for(&self, n: usize) -> Vec<Received> {
+    pub(crate) async fn wait_for(&self, n: usize) -> Vec<Received> {
         eventually(&format!("{n} requests at the receiver"), || async {
             Some(self.received()).filter(|got| got.len() >= n)
         })
@@ -81,7 +81,7 @@ impl Receiver {
 }
 
 /// Checks the signature with an independent implementation; the body's JSON.
-fn verified(secret: &str, r: &Received) -> Value {
+pub(crate) fn verified(secret: &str, r: &Received) -> Value {
     standardwebhooks::Webhook::new(secret)
         .unwrap()
         .verify(&r.body, &r.headers)
@@ -89,7 +89,7 @@ fn verified(secret: &str, r: &Received) -> Value {
     serde_json::from_slice(&r.body).unwrap()
 }
 
-async fn app(backend: Backend, scale: &str) -> TestApp {
+pub(crate) async fn app(backend: Backend, scale: &str) -> TestApp {
     let scale: f64 = scale.parse().unwrap();
     spawn_app_with(backend, |s| {
         s.webhook_allow_private = true;
@@ -99,7 +99,7 @@ async fn app(backend: Backend, scale: &str) -> TestApp {
     .await
 }
 
-async fn create(app: &TestApp, bearer: &str, body: Value) -> Value {
+pub(crate) async fn create(app: &TestApp, bearer: &str, body: Value) -> Value {
     let res = app
         .authed(Method::POST, "/api/v1/webhooks", bearer, Some(&body))
         .await;
@@ -108,12 +108,12 @@ async fn create(app: &TestApp, bearer: &str, body: Value) -> Value {
 }
 
 /// A webhook of `bearer`'s for `game.move` events, pointing at `rx`.
-async fn move_hook(app: &TestApp, bearer: &str, rx: &Receiver) -> Value {
+pub(crate) async fn move_hook(app: &TestApp, bearer: &str, rx: &Receiver) -> Value {
     create(app, bearer, json!({"url": rx.url, "events": ["game.move"]})).await
 }
 
 /// Asks for a `webhook.ping` to webhook `id`.
-async fn ping(app: &TestApp, bearer: &str, id: &str) -> reqwest::Response {
+pub(crate) async fn ping(app: &TestApp, bearer: &str, id: &str) -> reqwest::Response {
     app.authed(
         Method::POST,
         &format!("/api/v1/webhooks/{id}/ping"),
@@ -123,19 +123,19 @@ async fn ping(app: &TestApp, bearer: &str, id: &str) -> reqwest::Response {
     .await
 }
 
-async fn get_json(app: &TestApp, bearer: &str, path: &str) -> Value {
+pub(crate) async fn get_json(app: &TestApp, bearer: &str, path: &str) -> Value {
     let res = app.authed(Method::GET, path, bearer, None).await;
     assert_eq!(res.status(), StatusCode::OK);
     res.json().await.unwrap()
 }
 
-async fn deliveries(app: &TestApp, bearer: &str, id: &str) -> Vec<Value> {
+pub(crate) async fn deliveries(app: &TestApp, bearer: &str, id: &str) -> Vec<Value> {
     let v = get_json(app, bearer, &format!("/api/v1/webhooks/{id}/deliveries")).await;
     v.as_array().unwrap().clone()
 }
 
 /// Waits until the webhook's deliveries satisfy `done`.
-async fn wait_deliveries(
+pub(crate) async fn wait_deliveries(
     app: &TestApp,
     bearer: &str,
     id: &str,
@@ -557,16 +557,28 @@ async fn a_rebinding_host_never_reaches_loopback(backend: Backend) {
         ping(&app, &t.tokens[0], id).await.status(),
         StatusCode::ACCEPTED
     );
+    // Attempts are logged as they start: wait for three that finished.
     let list = wait_deliveries(&app, &t.tokens[0], id, |l| {
-        l[0]["attempts"].as_array().unwrap().len() >= 3
+        l[0]["attempts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["error"] != sannin::db::webhooks::UNFINISHED)
+            .count()
+            >= 3
     })
     .await;
-    let attempts = list[0]["attempts"].as_array().unwrap();
+    let attempts: Vec<&Value> = list[0]["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["error"] != sannin::db::webhooks::UNFINISHED)
+        .collect();
     assert!(
         resolver.queries() >= 4,
         "each attempt resolved the host anew"
     );
-    for attempt in attempts {
+    for attempt in &attempts {
         assert!(attempt["status_code"].is_null(), "{attempt}");
     }
     let refused = attempts

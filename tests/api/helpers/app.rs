@@ -44,6 +44,8 @@ pub struct TestApp {
     pub mail_dir: Arc<tempfile::TempDir>,
     /// The server's time; `advance` it instead of waiting.
     pub clock: Clock,
+    server: actix_web::dev::ServerHandle,
+    running: Arc<std::sync::Mutex<Option<tokio::task::JoinHandle<std::io::Result<()>>>>>,
 }
 
 /// A server on a fresh database with default settings.
@@ -89,8 +91,11 @@ async fn start(
         .await
         .expect("the application starts");
     let address = format!("http://127.0.0.1:{}", app.port());
-    actix_web::rt::spawn(app.run_until_stopped());
+    let server = app.server_handle();
+    let running = actix_web::rt::spawn(app.run_until_stopped());
     TestApp {
+        server,
+        running: Arc::new(std::sync::Mutex::new(Some(running))),
         address,
         client: reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -104,6 +109,16 @@ async fn start(
 }
 
 impl TestApp {
+    /// Stops this server as SIGTERM would, and waits until it has finished
+    /// (its requests and background jobs drained or given back).
+    pub async fn stop(&self) {
+        self.server.stop(true).await;
+        let running = self.running.lock().unwrap().take();
+        if let Some(running) = running {
+            running.await.unwrap().unwrap();
+        }
+    }
+
     /// A second server on this app's database, as after a restart.
     pub async fn restart(&self) -> TestApp {
         start(
