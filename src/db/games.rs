@@ -5,6 +5,7 @@ use diesel::prelude::*;
 
 use super::schema::{alliance_proposals, game_actions, game_events, game_seats, games, users};
 use super::DbConnection;
+use crate::games::states::{ActionKind, ProposalStatus, SeatState, Status};
 
 #[derive(Debug, Clone, Queryable, Insertable, Identifiable, AsChangeset)]
 #[diesel(table_name = games)]
@@ -12,7 +13,7 @@ use super::DbConnection;
 pub struct GameRow {
     pub id: String,
     pub created_by: Option<String>,
-    pub status: String,
+    pub status: Status,
     pub days_per_move: Option<i32>,
     pub stuck_piece: String,
     pub illumination: String,
@@ -42,7 +43,7 @@ pub struct SeatRow {
     pub seat: String,
     pub user_id: Option<String>,
     pub display_name: Option<String>,
-    pub state: String,
+    pub state: SeatState,
     pub joined_at: Option<NaiveDateTime>,
 }
 
@@ -52,7 +53,7 @@ pub struct ActionRow {
     pub game_id: String,
     pub seq: i32,
     pub ply: Option<i32>,
-    pub kind: String,
+    pub kind: ActionKind,
     pub notation: String,
     pub seat: Option<String>,
     pub user_id: Option<String>,
@@ -68,7 +69,7 @@ pub struct ProposalRow {
     pub game_id: String,
     pub from_seat: String,
     pub to_seat: String,
-    pub status: String,
+    pub status: ProposalStatus,
     pub created_at: NaiveDateTime,
     pub resolved_at: Option<NaiveDateTime>,
 }
@@ -362,7 +363,7 @@ pub fn resolve_proposal(
     let n = diesel::update(
         alliance_proposals::table
             .filter(alliance_proposals::id.eq(id))
-            .filter(alliance_proposals::status.eq("pending")),
+            .filter(alliance_proposals::status.eq(ProposalStatus::Pending)),
     )
     .set((
         alliance_proposals::status.eq(status),
@@ -381,10 +382,10 @@ pub fn lapse_proposals(
     diesel::update(
         alliance_proposals::table
             .filter(alliance_proposals::game_id.eq(game_id))
-            .filter(alliance_proposals::status.eq("pending")),
+            .filter(alliance_proposals::status.eq(ProposalStatus::Pending)),
     )
     .set((
-        alliance_proposals::status.eq("lapsed"),
+        alliance_proposals::status.eq(ProposalStatus::Lapsed),
         alliance_proposals::resolved_at.eq(Some(now)),
     ))
     .execute(conn)

@@ -3,17 +3,34 @@
 //! and prune.
 
 use chrono::NaiveDateTime;
+use diesel::deserialize::FromSqlRow;
+use diesel::expression::AsExpression;
 use diesel::prelude::*;
 
 use super::schema::{email_opt_outs as oo, mail_messages as mm};
 use super::DbConnection;
 
-pub const PENDING: &str = "pending";
-pub const SENT: &str = "sent";
-pub const FAILED: &str = "failed";
-/// No longer wanted by the time it was due: the address changed, or its
-/// owner unsubscribed.
-pub const CANCELLED: &str = "cancelled";
+/// Where a message stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, AsExpression, FromSqlRow)]
+#[diesel(sql_type = diesel::sql_types::Text)]
+pub enum MailStatus {
+    /// Due, claimed, or waiting for a retry.
+    Pending,
+    Sent,
+    /// Every attempt failed, or the relay refused it for good.
+    Failed,
+    /// No longer wanted by the time it was due: the address changed, or its
+    /// owner unsubscribed.
+    Cancelled,
+}
+
+crate::stored_words!(MailStatus {
+    Pending = "pending",
+    Sent = "sent",
+    Failed = "failed",
+    Cancelled = "cancelled",
+});
+crate::stored_as_text!(MailStatus, "mail_messages.status");
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = mm)]
@@ -27,7 +44,7 @@ pub struct MailRow {
     pub text_body: String,
     pub html_body: String,
     pub unsubscribe_url: Option<String>,
-    pub status: String,
+    pub status: MailStatus,
     pub attempts: i32,
     pub next_attempt_at: NaiveDateTime,
     pub last_error: Option<String>,
@@ -39,7 +56,7 @@ pub struct MailRow {
 #[derive(Debug, Default, AsChangeset)]
 #[diesel(table_name = mm)]
 pub struct MailOutcome {
-    pub status: Option<String>,
+    pub status: Option<MailStatus>,
     pub next_attempt_at: Option<NaiveDateTime>,
     pub last_error: Option<Option<String>>,
     pub sent_at: Option<NaiveDateTime>,
@@ -63,8 +80,8 @@ pub fn insert_if_new(conn: &mut DbConnection, row: &MailRow) -> QueryResult<bool
 
 crate::job_table! {
     table: mm,
-    pending: PENDING,
-    finished: [SENT, FAILED, CANCELLED],
+    pending: MailStatus::Pending,
+    finished: [MailStatus::Sent, MailStatus::Failed, MailStatus::Cancelled],
     outcome: MailOutcome,
 }
 

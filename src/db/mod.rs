@@ -8,6 +8,7 @@ pub mod outbox;
 pub mod schema;
 pub mod secrets;
 pub mod sessions;
+pub mod text;
 pub mod tokens;
 pub mod users;
 pub mod webhooks;

@@ -3,14 +3,30 @@
 //! record, give-back and prune.
 
 use chrono::NaiveDateTime;
+use diesel::deserialize::FromSqlRow;
+use diesel::expression::AsExpression;
 use diesel::prelude::*;
 
 use super::schema::{webhook_attempts as wa, webhook_deliveries as wd, webhooks as wh};
 use super::DbConnection;
 
-pub const PENDING: &str = "pending";
-pub const DELIVERED: &str = "delivered";
-pub const FAILED: &str = "failed";
+/// Where a delivery stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, AsExpression, FromSqlRow)]
+#[diesel(sql_type = diesel::sql_types::Text)]
+pub enum DeliveryStatus {
+    /// Due, claimed, or waiting for a retry.
+    Pending,
+    Delivered,
+    /// Every attempt failed, or the receiver answered 410.
+    Failed,
+}
+
+crate::stored_words!(DeliveryStatus {
+    Pending = "pending",
+    Delivered = "delivered",
+    Failed = "failed",
+});
+crate::stored_as_text!(DeliveryStatus, "webhook_deliveries.status");
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = wh)]
@@ -40,7 +56,7 @@ pub struct DeliveryRow {
     pub event_id: String,
     pub event_type: String,
     pub payload: String,
-    pub status: String,
+    pub status: DeliveryStatus,
     pub attempts: i32,
     pub next_attempt_at: NaiveDateTime,
     pub last_status_code: Option<i32>,
@@ -65,7 +81,7 @@ impl DeliveryRow {
             event_id,
             event_type,
             payload,
-            status: PENDING.to_owned(),
+            status: DeliveryStatus::Pending,
             attempts: 0,
             next_attempt_at: now,
             last_status_code: None,
@@ -187,8 +203,8 @@ pub fn active_of_user(conn: &mut DbConnection, user_id: &str) -> QueryResult<Vec
 
 crate::job_table! {
     table: wd,
-    pending: PENDING,
-    finished: [DELIVERED, FAILED],
+    pending: DeliveryStatus::Pending,
+    finished: [DeliveryStatus::Delivered, DeliveryStatus::Failed],
     outcome: DeliveryOutcome,
     key: webhook_id,
     // Only deliveries of active endpoints that are not backed off.
@@ -230,7 +246,7 @@ pub fn claim_due(
 #[derive(Debug, Default, AsChangeset)]
 #[diesel(table_name = wd)]
 pub struct DeliveryOutcome {
-    pub status: Option<String>,
+    pub status: Option<DeliveryStatus>,
     pub next_attempt_at: Option<NaiveDateTime>,
     pub last_status_code: Option<Option<i32>>,
     pub last_error: Option<Option<String>>,
@@ -325,7 +341,7 @@ pub fn find_delivery(
 pub fn requeue(conn: &mut DbConnection, id: &str, now: NaiveDateTime) -> QueryResult<()> {
     diesel::update(wd::table.find(id))
         .set((
-            wd::status.eq(PENDING),
+            wd::status.eq(DeliveryStatus::Pending),
             wd::attempts.eq(0),
             wd::next_attempt_at.eq(now),
         ))

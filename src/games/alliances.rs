@@ -9,7 +9,7 @@ use crate::rules::{Action, Alliance, IllegalKind, Player};
 
 use super::events::{self, emit, players_json};
 use super::journal::{append, new_id, save_row};
-use super::model::{load_for_update, seat_name, Loaded, Status};
+use super::model::{load_for_update, seat_name, Loaded, ProposalStatus, Status};
 use super::model::{load_state, pending_proposals, GameState};
 use super::{GameError, Games, Settings};
 
@@ -64,7 +64,7 @@ fn propose(
             game_id: game_id.to_owned(),
             from_seat: seat_name(from).into(),
             to_seat: seat_name(to).into(),
-            status: "pending".into(),
+            status: ProposalStatus::Pending,
             created_at: now,
             resolved_at: None,
         };
@@ -125,10 +125,10 @@ fn answer(
                 _ => "only the player it is addressed to can answer a proposal".into(),
             }));
         }
-        if p.status != "pending" {
+        if p.status != ProposalStatus::Pending {
             return Err(GameError::State(format!(
                 "the proposal is already {}",
-                p.status
+                p.status.as_str()
             )));
         }
         if answer == Answer::Accept {

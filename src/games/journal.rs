@@ -11,7 +11,7 @@ use crate::db::{self, DbConnection};
 use crate::rules::{Action, Event, Position};
 
 use super::events::{self, effect_json, emit, outcome_json, players_json};
-use super::model::{action_kind, action_notation, seat_name, Loaded, Status};
+use super::model::{action_kind, action_notation, seat_name, ActionKind, Loaded, Status};
 use super::{GameError, Settings};
 
 pub(super) fn new_id() -> String {
@@ -48,7 +48,7 @@ pub(super) fn your_turn(
     let Some(p) = g.position().to_move() else {
         return Ok(());
     };
-    let last = g.actions.iter().rev().find(|a| a.kind == "move");
+    let last = g.actions.iter().rev().find(|a| a.kind == ActionKind::Move);
     emit(
         conn,
         &g.row.id,
@@ -89,7 +89,7 @@ pub(super) fn append(
         game_id: row.id.clone(),
         seq: row.seq,
         ply: matches!(action, Action::Move(_)).then_some(before.ply() as i32),
-        kind: action_kind(&action).into(),
+        kind: action_kind(&action),
         notation: action_notation(&action),
         seat: entry.player.map(|p| seat_name(p).to_owned()),
         user_id: actor.map(str::to_owned),
@@ -112,7 +112,7 @@ pub(super) fn append(
     row.to_move = to_move_name(&after);
     let turn_changed = before.to_move() != after.to_move() || matches!(action, Action::Move(_));
     if let Some(o) = after.outcome() {
-        row.status = Status::Finished.as_str().into();
+        row.status = Status::Finished;
         row.result = Some(outcome_json(&o).to_string());
         row.finished_at = Some(now);
         row.deadline = None;
@@ -130,11 +130,6 @@ pub(super) fn append(
     let mut actions = g.actions.clone();
     actions.push(action_row);
     let next = Loaded {
-        status: if after.outcome().is_some() {
-            Status::Finished
-        } else {
-            g.status()
-        },
         row,
         seats: g.seats.clone(),
         actions,

@@ -84,7 +84,7 @@ fn list(
                 .iter()
                 .find(|s| s.user_id.as_deref() == Some(user_id) && s.state == SeatState::Joined)
                 .map(|s| s.seat);
-            let your_turn = row.status == "active"
+            let your_turn = row.status == Status::Active
                 && your_seat.is_some_and(|p| row.to_move.as_deref() == Some(seat_name(p)));
             Ok(Listed {
                 row,

@@ -203,7 +203,7 @@ fn create(
         let row = GameRow {
             id: id.clone(),
             created_by: Some(creator.id.clone()),
-            status: Status::Open.as_str().into(),
+            status: Status::Open,
             days_per_move: new.days_per_move,
             stuck_piece: new.options.stuck_piece.as_str().into(),
             illumination: new.options.illumination.as_str().into(),
@@ -231,7 +231,7 @@ fn create(
             seat: seat_name(creator_seat).into(),
             user_id: Some(creator.id.clone()),
             display_name: None,
-            state: SeatState::Joined.as_str().into(),
+            state: SeatState::Joined,
             joined_at: Some(now),
         }];
         for user in &invitees {
@@ -241,7 +241,7 @@ fn create(
                 seat: seat_name(p).into(),
                 user_id: Some(user.id.clone()),
                 display_name: None,
-                state: SeatState::Invited.as_str().into(),
+                state: SeatState::Invited,
                 joined_at: None,
             });
         }
@@ -251,7 +251,7 @@ fn create(
                 seat: seat_name(p).into(),
                 user_id: None,
                 display_name: None,
-                state: SeatState::Open.as_str().into(),
+                state: SeatState::Open,
                 joined_at: None,
             });
         }

@@ -17,6 +17,7 @@ pub mod lobby;
 pub mod model;
 pub mod moves;
 pub mod records;
+pub mod states;
 pub mod sweeper;
 
 pub use error::GameError;

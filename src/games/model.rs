@@ -11,75 +11,7 @@ use crate::rules::{
 
 use super::GameError;
 
-/// Life of a game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    /// Waiting for players to take seats or accept invitations.
-    Open,
-    Active,
-    Finished,
-    /// Called off by its creator before it started.
-    Cancelled,
-    /// Not filled within the time invitations and open seats last.
-    Expired,
-    /// Imported from a record that stops before the end: for study, takes no moves.
-    Analysis,
-}
-
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Open => "open",
-            Status::Active => "active",
-            Status::Finished => "finished",
-            Status::Cancelled => "cancelled",
-            Status::Expired => "expired",
-            Status::Analysis => "analysis",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Status> {
-        Some(match s {
-            "open" => Status::Open,
-            "active" => Status::Active,
-            "finished" => Status::Finished,
-            "cancelled" => Status::Cancelled,
-            "expired" => Status::Expired,
-            "analysis" => Status::Analysis,
-            _ => return None,
-        })
-    }
-}
-
-/// A seat before the game starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SeatState {
-    /// Anyone may take it.
-    Open,
-    /// Reserved for an invited user who has not answered.
-    Invited,
-    /// Taken.
-    Joined,
-}
-
-impl SeatState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SeatState::Open => "open",
-            SeatState::Invited => "invited",
-            SeatState::Joined => "joined",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<SeatState> {
-        Some(match s {
-            "open" => SeatState::Open,
-            "invited" => SeatState::Invited,
-            "joined" => SeatState::Joined,
-            _ => return None,
-        })
-    }
-}
+pub use super::states::{ActionKind, ProposalStatus, SeatState, Status};
 
 /// `first`, `middle`, `last`.
 pub fn seat_name(p: Player) -> &'static str {
@@ -125,7 +57,7 @@ impl SeatInfo {
             seat: seat_name(self.seat).to_owned(),
             user_id: self.user_id.clone(),
             display_name: self.display_name.clone(),
-            state: self.state.as_str().to_owned(),
+            state: self.state,
             joined_at: self.joined_at,
         }
     }
@@ -143,19 +75,16 @@ pub struct Loaded {
     pub game: Game,
     /// The creator's username.
     pub creator_name: Option<String>,
-    /// `row.status`, parsed when the row was loaded; changed with `set_status`.
-    pub(super) status: Status,
 }
 
 impl Loaded {
     pub fn status(&self) -> Status {
-        self.status
+        self.row.status
     }
 
-    /// Moves the game to `status` (the row and the parsed value alike).
+    /// Moves the game to `status`.
     pub fn set_status(&mut self, status: Status) {
-        self.status = status;
-        self.row.status = status.as_str().to_owned();
+        self.row.status = status;
     }
 
     pub fn seat(&self, p: Player) -> &SeatInfo {
@@ -213,12 +142,12 @@ pub fn action_notation(a: &Action) -> String {
     }
 }
 
-pub fn action_kind(a: &Action) -> &'static str {
+pub fn action_kind(a: &Action) -> ActionKind {
     match a {
-        Action::Move(_) => "move",
-        Action::Alliance(_) => "alliance",
-        Action::Resign(_) => "resign",
-        Action::TimeOut(_) => "timeout",
+        Action::Move(_) => ActionKind::Move,
+        Action::Alliance(_) => ActionKind::Alliance,
+        Action::Resign(_) => ActionKind::Resign,
+        Action::TimeOut(_) => ActionKind::TimeOut,
     }
 }
 
@@ -242,13 +171,9 @@ pub fn parse_action(s: &str) -> Option<Action> {
 
 /// Loads a game and replays its actions.
 pub fn load(conn: &mut DbConnection, id: &str) -> Result<Loaded, GameError> {
-    let row = db::games::find_game(conn, id)?.ok_or(GameError::GameNotFound)?;
-    let status = Status::parse(&row.status).ok_or_else(|| {
-        anyhow::anyhow!(
-            "stored status of game {id} is not a status: {:?}",
-            row.status
-        )
-    })?;
+    let row = db::games::find_game(conn, id)
+        .map_err(|e| of_row(e, format!("game {id}")))?
+        .ok_or(GameError::GameNotFound)?;
     let seats = load_seats(conn, id)?;
     let actions = db::games::actions(conn, id)?;
     let start = Position::parse(&row.start_position)
@@ -280,8 +205,18 @@ pub fn load(conn: &mut DbConnection, id: &str) -> Result<Loaded, GameError> {
         actions,
         game,
         creator_name,
-        status,
     })
+}
+
+/// A stored value that does not parse, as an error naming its row `what`;
+/// other errors as they are.
+pub fn of_row(e: diesel::result::Error, what: String) -> GameError {
+    match e {
+        diesel::result::Error::DeserializationError(why) => GameError::Internal(anyhow::anyhow!(
+            "stored row of {what} does not parse: {why}"
+        )),
+        e => e.into(),
+    }
 }
 
 /// Loads a game for a change: takes its write lock first (see `db::games::lock_game`).
@@ -292,7 +227,9 @@ pub fn load_for_update(conn: &mut DbConnection, id: &str) -> Result<Loaded, Game
 
 /// The three seats of a game, in turn order.
 pub fn load_seats(conn: &mut DbConnection, id: &str) -> Result<Vec<SeatInfo>, GameError> {
-    seat_infos(id, &db::games::seats(conn, id)?)
+    let rows =
+        db::games::seats(conn, id).map_err(|e| of_row(e, format!("the seats of game {id}")))?;
+    seat_infos(id, &rows)
 }
 
 /// The three seats of game `game_id`, in turn order, from its seat rows (of
@@ -308,13 +245,7 @@ pub fn seat_infos(
             .iter()
             .find(|(s, _)| parse_seat(&s.seat) == Some(p))
             .ok_or_else(|| anyhow::anyhow!("game {game_id} has no stored seat {}", seat_name(p)))?;
-        let state = SeatState::parse(&s.state).ok_or_else(|| {
-            anyhow::anyhow!(
-                "stored state of seat {} of game {game_id} is not a seat state: {:?}",
-                s.seat,
-                s.state
-            )
-        })?;
+        let state = s.state;
         seats.push(SeatInfo {
             seat: p,
             user_id: s.user_id.clone(),
@@ -351,7 +282,7 @@ pub fn pending_proposals(
 ) -> Result<Vec<ProposalRow>, GameError> {
     Ok(db::games::proposals(conn, game_id)?
         .into_iter()
-        .filter(|p| p.status == "pending")
+        .filter(|p| p.status == ProposalStatus::Pending)
         .collect())
 }
 

@@ -11,7 +11,7 @@ use crate::rules::{Action, Player};
 use super::events::{effect_json, outcome_json};
 use super::journal::new_id;
 use super::model::GameState;
-use super::model::{action_kind, action_notation, load, seat_name, Loaded, SeatState};
+use super::model::{action_kind, action_notation, load, seat_name, Loaded, SeatState, Status};
 use super::{GameError, Games, DAYS_PER_MOVE};
 
 /// Replays a game record and stores it as a finished game (or, if the record stops
@@ -39,9 +39,9 @@ fn import(
             id: id.clone(),
             created_by: Some(importer_id.to_owned()),
             status: if pos.is_over() {
-                "finished".into()
+                Status::Finished
             } else {
-                "analysis".into()
+                Status::Analysis
             },
             days_per_move: days,
             stuck_piece: start.options().stuck_piece.as_str().into(),
@@ -75,7 +75,7 @@ fn import(
                     seat: seat_name(p).into(),
                     user_id: None,
                     display_name: meta.players[p.index()].clone(),
-                    state: SeatState::Joined.as_str().into(),
+                    state: SeatState::Joined,
                     joined_at: None,
                 },
             )?;
@@ -88,7 +88,7 @@ fn import(
                     game_id: id.clone(),
                     seq: i as i32 + 1,
                     ply: matches!(e.action, Action::Move(_)).then_some(prev.ply() as i32),
-                    kind: action_kind(&e.action).into(),
+                    kind: action_kind(&e.action),
                     notation: action_notation(&e.action),
                     seat: e.player.map(|p| seat_name(p).to_owned()),
                     user_id: None,

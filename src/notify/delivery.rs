@@ -17,7 +17,9 @@ use chrono::{NaiveDateTime, Utc};
 use serde_json::{json, Value};
 
 use crate::db::webhooks::WebhookRow;
-use crate::db::webhooks::{self as q, AttemptRow, DeliveryOutcome, DeliveryRow, WebhookChanges};
+use crate::db::webhooks::{
+    self as q, AttemptRow, DeliveryOutcome, DeliveryRow, DeliveryStatus, WebhookChanges,
+};
 use crate::db::{outbox, DbConnection, Pool};
 use crate::jobs::{self, Limits, Next, Outcome};
 
@@ -335,14 +337,11 @@ fn record(
     let delivered = next == Next::Done;
     let duration_ms = sent.duration.as_millis().min(i32::MAX as u128) as i32;
     let row = DeliveryOutcome {
-        status: Some(
-            match next {
-                Next::Done => q::DELIVERED,
-                Next::RetryAt(_) => q::PENDING,
-                Next::Failed | Next::Cancelled => q::FAILED,
-            }
-            .to_owned(),
-        ),
+        status: Some(match next {
+            Next::Done => DeliveryStatus::Delivered,
+            Next::RetryAt(_) => DeliveryStatus::Pending,
+            Next::Failed | Next::Cancelled => DeliveryStatus::Failed,
+        }),
         next_attempt_at: match next {
             Next::RetryAt(at) => Some(at),
             _ => None,

@@ -275,7 +275,7 @@ pub async fn redeliver(
             owned(conn, &id, &user_id)?;
             let row =
                 q::find_delivery(conn, &id, &delivery_id)?.ok_or(WebhookError::DeliveryNotFound)?;
-            if row.status == q::PENDING {
+            if row.status == q::DeliveryStatus::Pending {
                 return Err(WebhookError::StillPending);
             }
             q::requeue(conn, &row.id, now)?;

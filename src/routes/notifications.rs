@@ -73,7 +73,7 @@ impl From<Preferences> for NotificationSettings {
                     kind: m.kind,
                     subject: m.subject,
                     to: m.to_address,
-                    status: m.status,
+                    status: m.status.as_str().to_owned(),
                     attempts: m.attempts,
                     last_error: m.last_error,
                     created_at: super::utc(m.created_at),

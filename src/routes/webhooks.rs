@@ -125,12 +125,12 @@ pub struct DeliveryView {
 
 impl From<Delivery> for DeliveryView {
     fn from(d: Delivery) -> Self {
-        let pending = d.row.status == crate::db::webhooks::PENDING;
+        let pending = d.row.status == crate::db::webhooks::DeliveryStatus::Pending;
         Self {
             id: d.row.id,
             event_id: d.row.event_id,
             event_type: d.row.event_type,
-            status: d.row.status,
+            status: d.row.status.as_str().to_owned(),
             next_attempt_at: pending.then(|| super::utc(d.row.next_attempt_at)),
             created_at: super::utc(d.row.created_at),
             delivered_at: d.row.delivered_at.map(super::utc),

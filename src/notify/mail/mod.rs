@@ -141,7 +141,7 @@ fn row(
         text_body: composed.text,
         html_body: composed.html,
         unsubscribe_url,
-        status: q::PENDING.to_owned(),
+        status: q::MailStatus::Pending,
         attempts: 0,
         next_attempt_at: now,
         last_error: None,

@@ -12,7 +12,7 @@ use std::time::Duration;
 use chrono::NaiveDateTime;
 use serde_json::Value;
 
-use crate::db::mail::{self as q, MailOutcome, MailRow};
+use crate::db::mail::{self as q, MailOutcome, MailRow, MailStatus};
 use crate::db::models::User;
 use crate::db::{self, outbox, DbConnection, Pool};
 use crate::jobs::{self, Limits, Next, Outcome};
@@ -220,18 +220,18 @@ impl jobs::Channel for Mail {
         };
         let row = match next {
             Next::Done => MailOutcome {
-                status: Some(q::SENT.to_owned()),
+                status: Some(MailStatus::Sent),
                 last_error: Some(None),
                 sent_at: Some(now),
                 ..Default::default()
             },
             Next::Cancelled => MailOutcome {
-                status: Some(q::CANCELLED.to_owned()),
+                status: Some(MailStatus::Cancelled),
                 last_error: Some(error),
                 ..Default::default()
             },
             Next::RetryAt(at) => MailOutcome {
-                status: Some(q::PENDING.to_owned()),
+                status: Some(MailStatus::Pending),
                 next_attempt_at: Some(at),
                 last_error: Some(error),
                 ..Default::default()
@@ -239,7 +239,7 @@ impl jobs::Channel for Mail {
             Next::Failed => {
                 tracing::warn!(mail = %m.id, kind = %m.kind, error = ?error, "mail failed for good");
                 MailOutcome {
-                    status: Some(q::FAILED.to_owned()),
+                    status: Some(MailStatus::Failed),
                     last_error: Some(error),
                     ..Default::default()
                 }

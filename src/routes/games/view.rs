@@ -12,7 +12,7 @@ use crate::games::listing::Listed;
 use crate::routes::utc;
 use crate::rules::{Cell, Kind, Player, Position};
 
-use crate::games::model::{seat_name, GameState, Loaded, SeatState, Status};
+use crate::games::model::{seat_name, ActionKind, GameState, Loaded, SeatState, Status};
 
 /// A player's seat and standing.
 #[derive(Debug, Serialize, ToSchema)]
@@ -127,7 +127,7 @@ impl From<ProposalRow> for ProposalView {
             id: p.id,
             from: p.from_seat,
             to: p.to_seat,
-            status: p.status,
+            status: p.status.as_str().to_owned(),
             created_at: utc(p.created_at),
             resolved_at: p.resolved_at.map(utc),
         }
@@ -297,7 +297,7 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
         .actions
         .iter()
         .rev()
-        .find(|a| a.kind == "move")
+        .find(|a| a.kind == ActionKind::Move)
         .map(|a| MoveRef {
             r#move: a.notation.clone(),
             seat: a.seat.clone(),
@@ -318,7 +318,7 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
     });
     GameView {
         id: g.row.id.clone(),
-        status: g.row.status.clone(),
+        status: g.row.status.as_str().to_owned(),
         players,
         to_move: if g.status() == Status::Active {
             pos.to_move().map(|p| seat_name(p).to_owned())
@@ -391,7 +391,7 @@ pub fn action_views(g: &Loaded) -> Vec<ActionView> {
         .iter()
         .map(|a| ActionView {
             seq: a.seq,
-            kind: a.kind.clone(),
+            kind: a.kind.as_str().to_owned(),
             ply: a.ply,
             notation: a.notation.clone(),
             seat: a.seat.clone(),
@@ -446,9 +446,9 @@ impl From<Listed> for GameSummary {
                 })
                 .collect(),
             id: l.row.id,
-            to_move: l.row.to_move.filter(|_| l.row.status == "active"),
+            to_move: l.row.to_move.filter(|_| l.row.status == Status::Active),
             ply: l.row.ply,
-            status: l.row.status,
+            status: l.row.status.as_str().to_owned(),
             position: l.row.position,
             deadline: l.row.deadline.map(utc),
             result: l

@@ -160,15 +160,38 @@ impl TestApp {
     /// Runs `sql` on the app's database directly, as an operator (or a bug)
     /// might: for tests of what the server does with rows it did not write.
     pub async fn execute_sql(&self, sql: &str) {
+        self.try_execute_sql(sql).await.unwrap();
+    }
+
+    /// As `execute_sql`, giving the database's refusal back.
+    pub async fn try_execute_sql(&self, sql: &str) -> Result<(), String> {
         let url = sannin::config::DatabaseUrl::parse(&self.database_url()).unwrap();
         let sql = sql.to_owned();
         tokio::task::spawn_blocking(move || {
             let pool = sannin::db::connect(&url, 1, std::time::Duration::from_secs(5)).unwrap();
             let mut conn = pool.get().unwrap();
-            diesel::RunQueryDsl::execute(diesel::sql_query(sql), &mut *conn).unwrap();
+            diesel::RunQueryDsl::execute(diesel::sql_query(sql), &mut *conn)
+                .map(drop)
+                .map_err(|e| e.to_string())
         })
         .await
-        .unwrap();
+        .unwrap()
+    }
+
+    /// Lifts the check that `table.column` holds only known words, so a test
+    /// can store one that is not (as a bug, or an operator's hand, might).
+    pub async fn allow_unknown_words(&self, table: &str, column: &str) {
+        let name = format!("{table}_{column}_known");
+        match self.backend {
+            Backend::Postgres => {
+                self.execute_sql(&format!("ALTER TABLE {table} DROP CONSTRAINT {name}"))
+                    .await
+            }
+            Backend::Sqlite => {
+                self.execute_sql(&format!("DROP TRIGGER {name}_update"))
+                    .await
+            }
+        }
     }
 
     /// The `DATABASE_URL` of the app's database, to reach it directly.

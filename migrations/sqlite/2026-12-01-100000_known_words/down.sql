@@ -1,0 +1,12 @@
+DROP TRIGGER games_status_known_insert;
+DROP TRIGGER games_status_known_update;
+DROP TRIGGER game_seats_state_known_insert;
+DROP TRIGGER game_seats_state_known_update;
+DROP TRIGGER alliance_proposals_status_known_insert;
+DROP TRIGGER alliance_proposals_status_known_update;
+DROP TRIGGER game_actions_kind_known_insert;
+DROP TRIGGER game_actions_kind_known_update;
+DROP TRIGGER webhook_deliveries_status_known_insert;
+DROP TRIGGER webhook_deliveries_status_known_update;
+DROP TRIGGER mail_messages_status_known_insert;
+DROP TRIGGER mail_messages_status_known_update;
