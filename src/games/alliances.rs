@@ -1,13 +1,12 @@
 //! Alliances (R29): proposals and their answers.
 
 use chrono::NaiveDateTime;
-use serde_json::json;
 
 use crate::db::games::ProposalRow;
 use crate::db::{self, DbConnection};
 use crate::rules::{Action, Alliance, IllegalKind, Player};
 
-use super::events::{self, emit, players_json};
+use super::events::{self, emit, GameEvent, Players};
 use super::journal::{append, new_id, save_row};
 use super::model::{load_for_update, seat_name, Loaded, ProposalStatus, Status};
 use super::model::{load_state, pending_proposals, GameState};
@@ -73,14 +72,13 @@ fn propose(
         emit(
             conn,
             game_id,
-            events::ALLIANCE_PROPOSED,
             g.seat(to).user_id.as_deref(),
-            json!({
-                "proposal_id": p.id,
-                "from": seat_name(from),
-                "from_username": g.seat(from).name(),
-                "to": seat_name(to),
-                "players": players_json(&g),
+            GameEvent::AllianceProposed(events::AllianceProposed {
+                proposal_id: p.id.clone(),
+                from: seat_name(from).to_owned(),
+                from_username: g.seat(from).name().map(str::to_owned),
+                to: seat_name(to).to_owned(),
+                players: Players::of(&g),
             }),
             now,
         )?;

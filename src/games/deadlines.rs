@@ -1,12 +1,11 @@
 //! Deadlines: time-outs (R35) and the reminder before them.
 
 use chrono::{Duration, NaiveDateTime};
-use serde_json::json;
 
 use crate::db::{self, DbConnection};
 use crate::rules::Action;
 
-use super::events::{self, emit, players_json};
+use super::events::{self, emit, GameEvent, Players};
 use super::journal::{append, lost_race_is_nothing_to_do, save_row};
 use super::model::{load_for_update, seat_name, Status};
 use super::{GameError, Settings};
@@ -65,13 +64,12 @@ pub fn remind(
         emit(
             conn,
             game_id,
-            events::DEADLINE_APPROACHING,
             g.seat(p).user_id.as_deref(),
-            json!({
-                "seat": seat_name(p),
-                "ply": g.position().ply(),
-                "deadline": deadline.and_utc(),
-                "players": players_json(&g),
+            GameEvent::DeadlineApproaching(events::DeadlineApproaching {
+                seat: seat_name(p).to_owned(),
+                ply: g.position().ply(),
+                deadline: deadline.and_utc(),
+                players: Players::of(&g),
             }),
             now,
         )?;

@@ -4,13 +4,12 @@
 //! use cases; not called from outside `games`.
 
 use chrono::NaiveDateTime;
-use serde_json::json;
 
 use crate::db::games::{ActionRow, GameRow};
 use crate::db::{self, DbConnection};
-use crate::rules::{Action, Event, Position};
+use crate::rules::{Action, Position};
 
-use super::events::{self, effect_json, emit, outcome_json, players_json};
+use super::events::{self, emit, Effect, GameEvent, GameResult, Players};
 use super::model::{action_kind, action_notation, seat_name, ActionKind, Loaded, Status};
 use super::{GameError, Settings};
 
@@ -52,15 +51,18 @@ pub(super) fn your_turn(
     emit(
         conn,
         &g.row.id,
-        events::YOUR_TURN,
         g.seat(p).user_id.as_deref(),
-        json!({
-            "seat": seat_name(p),
-            "ply": g.position().ply(),
-            "deadline": g.row.deadline.map(|t| t.and_utc()),
-            "last_move": last.map(|a| json!({"move": a.notation, "seat": a.seat, "ply": a.ply})),
-            "players": players_json(g),
-            "position": g.position().to_string(),
+        GameEvent::YourTurn(events::YourTurn {
+            seat: seat_name(p).to_owned(),
+            ply: g.position().ply(),
+            deadline: g.row.deadline.map(|t| t.and_utc()),
+            last_move: last.map(|a| events::LastMove {
+                notation: a.notation.clone(),
+                seat: a.seat.clone(),
+                ply: a.ply,
+            }),
+            players: Players::of(g),
+            position: g.position().to_string(),
         }),
         now,
     )?;
@@ -94,8 +96,7 @@ pub(super) fn append(
         seat: entry.player.map(|p| seat_name(p).to_owned()),
         user_id: actor.map(str::to_owned),
         position_after: after.to_string(),
-        effects: serde_json::Value::Array(entry.events.iter().map(effect_json).collect())
-            .to_string(),
+        effects: events::effects_text(&entry.events),
         created_at: now,
     };
     match db::games::insert_action(conn, &action_row) {
@@ -113,7 +114,7 @@ pub(super) fn append(
     let turn_changed = before.to_move() != after.to_move() || matches!(action, Action::Move(_));
     if let Some(o) = after.outcome() {
         row.status = Status::Finished;
-        row.result = Some(outcome_json(&o).to_string());
+        row.result = Some(serde_json::to_string(&GameResult::of(&o)).expect("results serialize"));
         row.finished_at = Some(now);
         row.deadline = None;
     } else if turn_changed {
@@ -143,31 +144,24 @@ pub(super) fn append(
         emit(
             conn,
             &next.row.id,
-            events::MOVE,
             all().filter(|u| Some(*u) != actor),
-            json!({
-                "ply": before.ply(),
-                "move": m.to_string(),
-                "seat": seat_name(mover),
-                "username": next.seat(mover).name(),
-                "position": after.to_string(),
-                "to_move": to_move_name(&after),
-                "effects": entry.events.iter().map(effect_json).collect::<Vec<_>>(),
+            GameEvent::Move(events::MovePlayed {
+                ply: before.ply(),
+                notation: m.to_string(),
+                seat: seat_name(mover).to_owned(),
+                username: next.seat(mover).name().map(str::to_owned),
+                position: after.to_string(),
+                to_move: to_move_name(&after),
+                effects: entry.events.iter().map(Effect::of).collect(),
             }),
             now,
         )?;
     }
     for e in &entry.events {
-        let kind = match e {
-            Event::AllianceFormed { .. } => events::ALLIANCE_FORMED,
-            Event::Eliminated { .. } => events::PLAYER_ELIMINATED,
-            Event::Finished(_) => events::FINISHED,
-            Event::AllianceDissolved { .. } => continue,
-        };
-        let mut payload = effect_json(e);
-        payload["ply"] = json!(after.ply());
-        payload["players"] = players_json(&next);
-        emit(conn, &next.row.id, kind, all(), payload, now)?;
+        let reported = GameEvent::of_effect(Effect::of(e), after.ply(), Players::of(&next));
+        if let Some(event) = reported {
+            emit(conn, &next.row.id, all(), event, now)?;
+        }
     }
     if !after.is_over() && turn_changed {
         your_turn(conn, &next, now)?;

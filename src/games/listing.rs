@@ -4,6 +4,7 @@ use crate::db::games::{GameRow, ListKey};
 use crate::db::{self, DbConnection};
 use crate::rules::{Action, Move, Player, Position};
 
+use super::events::{GameResult, StoredEvent};
 use super::model::{load, seat_name, SeatInfo, SeatState, Status};
 use super::model::{load_state, GameState};
 use super::{GameError, Games};
@@ -15,6 +16,8 @@ pub struct Listed {
     pub seats: Vec<SeatInfo>,
     pub your_seat: Option<Player>,
     pub your_turn: bool,
+    /// How it ended, from the row.
+    pub result: Option<GameResult>,
 }
 
 /// Which games to list.
@@ -86,11 +89,18 @@ fn list(
                 .map(|s| s.seat);
             let your_turn = row.status == Status::Active
                 && your_seat.is_some_and(|p| row.to_move.as_deref() == Some(seat_name(p)));
+            let result = match &row.result {
+                Some(text) => Some(serde_json::from_str(text).map_err(|e| {
+                    anyhow::anyhow!("stored result of game {} does not parse: {e}", row.id)
+                })?),
+                None => None,
+            };
             Ok(Listed {
                 row,
                 seats,
                 your_seat,
                 your_turn,
+                result,
             })
         })
         .collect::<Result<Vec<Listed>, GameError>>()?;
@@ -166,23 +176,36 @@ pub async fn board_at(
     })
 }
 
-/// The caller's events, oldest first, after the event `after`.
+/// One of a user's events.
+#[derive(Debug, Clone)]
+pub struct EventEntry {
+    /// Time-ordered.
+    pub id: String,
+    pub event: StoredEvent,
+    pub created_at: chrono::NaiveDateTime,
+}
+
+/// The caller's events, oldest first, after the event `after`. A stored
+/// event that does not parse as its type is an error naming it.
 pub async fn events_of(
     games: &Games,
     caller: &str,
     after: Option<String>,
     game_id: Option<String>,
     limit: i64,
-) -> Result<Vec<db::games::EventRow>, GameError> {
+) -> Result<Vec<EventEntry>, GameError> {
     let caller = caller.to_owned();
     db::run(&games.pool, move |conn| {
-        Ok(db::games::events_of_user(
-            conn,
-            &caller,
-            after.as_deref(),
-            game_id.as_deref(),
-            limit,
-        )?)
+        db::games::events_of_user(conn, &caller, after.as_deref(), game_id.as_deref(), limit)?
+            .into_iter()
+            .map(|row| {
+                Ok(EventEntry {
+                    event: StoredEvent::parse(&row)?,
+                    id: row.id,
+                    created_at: row.created_at,
+                })
+            })
+            .collect()
     })
     .await
 }

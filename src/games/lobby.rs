@@ -2,14 +2,13 @@
 //! and games whose seats were never filled lapsing.
 
 use chrono::NaiveDateTime;
-use serde_json::json;
 
 use crate::db::games::{GameRow, SeatRow};
 use crate::db::{self, DbConnection};
 use crate::domain::FieldError;
 use crate::rules::{Alliance, Illumination, Options, Player, Position, StuckPiece};
 
-use super::events::{self, emit, players_json};
+use super::events::{self, emit, GameEvent, Players};
 use super::journal::{lost_race_is_nothing_to_do, new_id, save_row, to_move_name, your_turn};
 use super::model::{
     load, load_for_update, parse_seat, seat_name, Loaded, SeatInfo, SeatState, Status,
@@ -267,14 +266,13 @@ fn create(
             emit(
                 conn,
                 &id,
-                events::INVITED,
                 s.user_id.as_deref(),
-                json!({
-                    "seat": seat_name(s.seat),
-                    "invited_by": creator.username,
-                    "players": players_json(&loaded),
-                    "days_per_move": new.days_per_move,
-                    "expires_at": row.expires_at.map(|t| t.and_utc()),
+                GameEvent::Invited(events::Invited {
+                    seat: seat_name(s.seat).to_owned(),
+                    invited_by: creator.username.clone(),
+                    players: Players::of(&loaded),
+                    days_per_move: new.days_per_move,
+                    expires_at: row.expires_at.map(|t| t.and_utc()),
                 }),
                 now,
             )?;
@@ -365,12 +363,11 @@ fn join(
             emit(
                 conn,
                 game_id,
-                events::STARTED,
                 ids.iter().map(String::as_str),
-                json!({
-                    "players": players_json(&g),
-                    "to_move": to_move_name(g.position()),
-                    "deadline": g.row.deadline.map(|t| t.and_utc()),
+                GameEvent::Started(events::Started {
+                    players: Players::of(&g),
+                    to_move: to_move_name(g.position()),
+                    deadline: g.row.deadline.map(|t| t.and_utc()),
                 }),
                 now,
             )?;
@@ -415,9 +412,11 @@ fn decline(
             emit(
                 conn,
                 game_id,
-                events::DECLINED,
                 [creator.as_str()],
-                json!({"seat": seat_name(seat), "username": name}),
+                GameEvent::Declined(events::Declined {
+                    seat: seat_name(seat).to_owned(),
+                    username: name,
+                }),
                 now,
             )?;
         }
@@ -458,9 +457,10 @@ fn cancel(
         emit(
             conn,
             game_id,
-            events::CANCELLED,
             others.iter().map(String::as_str),
-            json!({"players": players_json(&g)}),
+            GameEvent::Cancelled(events::Closed {
+                players: Players::of(&g),
+            }),
             now,
         )?;
         load(conn, game_id)
@@ -485,9 +485,10 @@ pub fn expire(
         emit(
             conn,
             game_id,
-            events::EXPIRED,
             seated.iter().map(String::as_str),
-            json!({"players": players_json(&g)}),
+            GameEvent::Expired(events::Closed {
+                players: Players::of(&g),
+            }),
             now,
         )?;
         Ok(true)

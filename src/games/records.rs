@@ -8,7 +8,7 @@ use crate::db::{self, DbConnection};
 use crate::record::{Record, RecordMeta};
 use crate::rules::{Action, Player};
 
-use super::events::{effect_json, outcome_json};
+use super::events::{effects_text, GameResult};
 use super::journal::new_id;
 use super::model::GameState;
 use super::model::{action_kind, action_notation, load, seat_name, Loaded, SeatState, Status};
@@ -56,7 +56,9 @@ fn import(
             seq: game.entries().len() as i32,
             version: 0,
             to_move: None,
-            result: pos.outcome().map(|o| outcome_json(&o).to_string()),
+            result: pos
+                .outcome()
+                .map(|o| serde_json::to_string(&GameResult::of(&o)).expect("results serialize")),
             deadline: None,
             reminded_seq: None,
             expires_at: None,
@@ -93,8 +95,7 @@ fn import(
                     seat: e.player.map(|p| seat_name(p).to_owned()),
                     user_id: None,
                     position_after: e.position.to_string(),
-                    effects: serde_json::Value::Array(e.events.iter().map(effect_json).collect())
-                        .to_string(),
+                    effects: effects_text(&e.events),
                     created_at: now,
                 },
             )?;

@@ -21,6 +21,7 @@ use crate::db::webhooks::{
     self as q, AttemptRow, DeliveryOutcome, DeliveryRow, DeliveryStatus, WebhookChanges,
 };
 use crate::db::{outbox, DbConnection, Pool};
+use crate::games::events::StoredEvent;
 use crate::jobs::{self, Limits, Next, Outcome};
 
 use super::mail::{self, MailContext};
@@ -69,12 +70,12 @@ pub fn fan_out(conn: &mut DbConnection, now: NaiveDateTime) -> diesel::QueryResu
                 let mine = q::active_of_user(conn, &event.user_id)?;
                 hooks.insert(event.user_id.clone(), mine);
             }
-            let data: Value = match serde_json::from_str(&event.payload) {
-                Ok(data) => data,
+            let data = match StoredEvent::parse(&event) {
+                Ok(stored) => stored.event.payload(&stored.game_id),
                 Err(e) => {
                     // Nothing is sent rather than a made-up body; the event
                     // stays in game_events for inspection.
-                    tracing::error!(event = %event.id, error = %e, "stored payload of event does not parse; not delivered");
+                    tracing::error!(event = %event.id, error = %format!("{e:#}"), "not delivered");
                     outbox::done(conn, outbox::WEBHOOK, &event.id)?;
                     continue;
                 }

@@ -3,10 +3,9 @@
 //! same thing. Game mail is written from the outbox event's payload, which
 //! holds what the mail needs (names per seat, the last move, the deadline).
 
-use chrono::{DateTime, FixedOffset};
-use serde_json::Value;
+use chrono::{DateTime, Utc};
 
-use crate::games::events;
+use crate::games::events::{self, Effect, GameEvent, Happened, StoredEvent};
 use crate::render::xml::escape;
 
 /// A rendered message.
@@ -136,16 +135,14 @@ pub struct Footer {
 
 /// Names of the people in a game, by seat, from an event's `players`.
 struct Players<'a> {
-    seats: Vec<(&'a str, Option<&'a str>)>,
+    seats: [(&'static str, Option<&'a str>); 3],
 }
 
 impl<'a> Players<'a> {
-    fn of(payload: &'a Value) -> Self {
-        let seats = ["first", "middle", "last"]
-            .into_iter()
-            .map(|s| (s, payload["players"][s].as_str()))
-            .collect();
-        Self { seats }
+    fn of(players: &'a events::Players) -> Self {
+        Self {
+            seats: players.seats(),
+        }
     }
 
     fn name(&self, seat: &str) -> String {
@@ -176,11 +173,12 @@ impl<'a> Players<'a> {
     }
 }
 
-fn when(v: &Value) -> String {
-    v.as_str()
-        .and_then(|s| DateTime::<FixedOffset>::parse_from_rfc3339(s).ok())
-        .map(|t| t.naive_utc().format("%A %-d %B %Y, %H:%M UTC").to_string())
-        .unwrap_or_default()
+fn when(t: &DateTime<Utc>) -> String {
+    t.format("%A %-d %B %Y, %H:%M UTC").to_string()
+}
+
+fn when_set(t: &Option<DateTime<Utc>>) -> String {
+    t.as_ref().map(when).unwrap_or_default()
 }
 
 fn words(code: &str) -> String {
@@ -222,34 +220,43 @@ impl GameLinks {
 
 /// Mail for a game event to `me` (a username); `None` for event types not mailed.
 pub fn game_event(
-    event_type: &str,
-    payload: &Value,
+    stored: &StoredEvent,
     me: &str,
     public_url: &str,
     footer: &Footer,
 ) -> Option<Composed> {
-    let game_id = payload["game_id"].as_str().unwrap_or_default();
-    let players = Players::of(payload);
+    use GameEvent as E;
+    let players = match &stored.event {
+        E::Invited(e) => &e.players,
+        E::Started(e) => &e.players,
+        E::YourTurn(e) => &e.players,
+        E::AllianceProposed(e) => &e.players,
+        E::AllianceFormed(e) | E::PlayerEliminated(e) | E::Finished(e) => &e.players,
+        E::DeadlineApproaching(e) => &e.players,
+        E::Cancelled(e) | E::Expired(e) => &e.players,
+        E::Move(_) | E::Declined(_) => return None,
+    };
+    let players = Players::of(players);
     let my_seat = players
         .seats
         .iter()
         .find(|(_, n)| *n == Some(me))
         .map(|(s, _)| *s);
-    let links = GameLinks::new(public_url, game_id, my_seat);
+    let links = GameLinks::new(public_url, &stored.game_id, my_seat);
     let others = players.others(me);
-    let doc = match event_type {
-        events::INVITED => {
-            let by = payload["invited_by"].as_str().unwrap_or("Someone");
-            let days = payload["days_per_move"].as_u64().unwrap_or_default();
+    let doc = match &stored.event {
+        E::Invited(e) => {
+            let by = &e.invited_by;
+            let days = e.days_per_move.unwrap_or_default();
             Doc::new(format!("{by} invites you to a game of sannin shogi"))
                 .para(format!(
                     "{by} invites you to play sannin shogi, the three-player game, in the {} seat.",
-                    payload["seat"].as_str().unwrap_or("an open")
+                    e.seat
                 ))
                 .facts(vec![
                     ("Players", players.table()),
                     ("Time per move", format!("{days} day(s)")),
-                    ("Answer by", when(&payload["expires_at"])),
+                    ("Answer by", when_set(&e.expires_at)),
                 ])
                 .para(format!(
                     "To accept: POST {}/join. To decline: POST {}/decline.",
@@ -257,7 +264,7 @@ pub fn game_event(
                 ))
                 .link("The game", &links.game)
         }
-        events::STARTED => Doc::new(format!("Your game with {others} has started"))
+        E::Started(e) => Doc::new(format!("Your game with {others} has started"))
             .para(format!(
                 "Everyone has joined: your game of sannin shogi with {others} has started."
             ))
@@ -265,27 +272,31 @@ pub fn game_event(
                 ("Players", players.table()),
                 (
                     "To move",
-                    payload["to_move"]
-                        .as_str()
+                    e.to_move
+                        .as_deref()
                         .map(|s| players.name(s))
                         .unwrap_or_default(),
                 ),
-                ("Deadline", when(&payload["deadline"])),
+                ("Deadline", when_set(&e.deadline)),
             ])
             .link("The game", &links.game)
             .link("The board", &links.board),
-        events::YOUR_TURN => {
-            let last = &payload["last_move"];
-            let last_move = match (last["move"].as_str(), last["seat"].as_str()) {
-                (Some(m), Some(seat)) if Some(seat) == my_seat => {
-                    format!("you played {m} (ply {})", last["ply"])
+        E::YourTurn(e) => {
+            let ply = |p: Option<i32>| p.map(|p| p.to_string()).unwrap_or_default();
+            let last_move = match &e.last_move {
+                Some(last) if last.seat.as_deref() == my_seat && my_seat.is_some() => {
+                    format!("you played {} (ply {})", last.notation, ply(last.ply))
                 }
-                (Some(m), seat) => format!(
-                    "{} played {m} (ply {})",
-                    seat.map(|s| players.name(s)).unwrap_or_default(),
-                    last["ply"]
+                Some(last) => format!(
+                    "{} played {} (ply {})",
+                    last.seat
+                        .as_deref()
+                        .map(|s| players.name(s))
+                        .unwrap_or_default(),
+                    last.notation,
+                    ply(last.ply)
                 ),
-                (None, _) => "none yet: you open the game".to_owned(),
+                None => "none yet: you open the game".to_owned(),
             };
             Doc::new(format!("Your move against {others}"))
                 .para(format!(
@@ -293,22 +304,22 @@ pub fn game_event(
                 ))
                 .facts(vec![
                     ("Last move", last_move),
-                    ("Move by", when(&payload["deadline"])),
+                    ("Move by", when_set(&e.deadline)),
                     ("Players", players.table()),
                 ])
                 .para(format!(
                     "To move: POST {}/moves with {{\"move\": \"…\", \"ply\": {}}}.",
-                    links.game, payload["ply"]
+                    links.game, e.ply
                 ))
                 .link("The game", &links.game)
                 .link("The board", &links.board)
         }
-        events::ALLIANCE_PROPOSED => {
-            let from = payload["from_username"]
-                .as_str()
-                .map(str::to_owned)
-                .unwrap_or_else(|| players.name(payload["from"].as_str().unwrap_or("")));
-            let id = payload["proposal_id"].as_str().unwrap_or_default();
+        E::AllianceProposed(e) => {
+            let from = e
+                .from_username
+                .clone()
+                .unwrap_or_else(|| players.name(&e.from));
+            let id = &e.proposal_id;
             Doc::new(format!("{from} proposes an alliance"))
                 .para(format!(
                     "{from} proposes an alliance in your game with {others}."
@@ -320,11 +331,14 @@ pub fn game_event(
                 .link("The game", &links.game)
                 .link("The board", &links.board)
         }
-        events::PLAYER_ELIMINATED => {
-            let seat = payload["seat"].as_str().unwrap_or_default();
+        E::PlayerEliminated(Happened {
+            effect: Effect::PlayerEliminated { seat, reason, by },
+            ply,
+            ..
+        }) => {
             let who = players.name(seat);
-            let reason = words(payload["reason"].as_str().unwrap_or("eliminated"));
-            let (subject, lead) = if Some(seat) == my_seat {
+            let reason = words(reason);
+            let (subject, lead) = if Some(seat.as_str()) == my_seat {
                 (
                     format!("You are out of your game with {others}"),
                     format!("You were eliminated ({reason})."),
@@ -335,25 +349,25 @@ pub fn game_event(
                     format!("{who} was eliminated ({reason})."),
                 )
             };
-            let by = payload["by"]
-                .as_str()
-                .map(|s| players.name(s))
-                .unwrap_or_default();
+            let by = by.as_deref().map(|s| players.name(s)).unwrap_or_default();
             Doc::new(subject)
                 .para(lead)
-                .facts(vec![("By", by), ("At ply", payload["ply"].to_string())])
+                .facts(vec![("By", by), ("At ply", ply.to_string())])
                 .link("The game", &links.game)
                 .link("The board", &links.board)
         }
-        events::FINISHED => {
-            let result = &payload["result"];
-            let reason = words(result["reason"].as_str().unwrap_or(""));
-            let outcome = match result["winner"].as_str() {
+        E::Finished(Happened {
+            effect: Effect::Finished { result },
+            ..
+        }) => {
+            let reason = words(&result.reason);
+            let winner = result.winner.as_deref();
+            let outcome = match winner {
                 Some(w) if Some(w) == my_seat => format!("You won ({reason})."),
                 Some(w) => format!("{} won ({reason}).", players.name(w)),
                 None => format!("The game is drawn ({reason})."),
             };
-            let subject = match result["winner"].as_str() {
+            let subject = match winner {
                 Some(w) if Some(w) == my_seat => format!("You won your game with {others}"),
                 Some(w) => format!("Game over: {} won", players.name(w)),
                 None => format!("Game over: your game with {others} is drawn"),
@@ -365,13 +379,13 @@ pub fn game_event(
                 .link("The record", format!("{}/record", links.game))
                 .link("The final board", &links.board)
         }
-        events::DEADLINE_APPROACHING => Doc::new(format!(
+        E::DeadlineApproaching(e) => Doc::new(format!(
             "Time is running out in your game with {others}"
         ))
         .para(format!(
             "Your move in the game with {others} is due soon. If you do not move in time, you lose the game on time."
         ))
-        .facts(vec![("Move by", when(&payload["deadline"]))])
+        .facts(vec![("Move by", when(&e.deadline))])
         .link("The game", &links.game)
         .link("The board", &links.board),
         _ => return None,
@@ -431,6 +445,18 @@ mod tests {
         }
     }
 
+    fn stored(event_type: &str, payload: serde_json::Value) -> StoredEvent {
+        StoredEvent::parse(&crate::db::games::EventRow {
+            id: "e1".into(),
+            game_id: "g1".into(),
+            event_type: event_type.into(),
+            user_id: "u1".into(),
+            payload: payload.to_string(),
+            created_at: chrono::DateTime::from_timestamp(0, 0).unwrap().naive_utc(),
+        })
+        .unwrap()
+    }
+
     #[test]
     fn your_turn_names_opponents_last_move_deadline_and_links() {
         let payload = json!({
@@ -440,10 +466,10 @@ mod tests {
             "deadline": "2026-12-03T14:00:00Z",
             "last_move": {"move": "5g-5f", "seat": "first", "ply": 3},
             "players": {"first": "alice", "middle": "bob", "last": "carol"},
+            "position": crate::rules::START,
         });
         let m = game_event(
-            events::YOUR_TURN,
-            &payload,
+            &stored(events::YOUR_TURN, payload),
             "bob",
             "https://s.example",
             &footer(),
@@ -470,8 +496,7 @@ mod tests {
             "players": {"first": "<b>eve</b>", "middle": null, "last": "bob"},
         });
         let m = game_event(
-            events::INVITED,
-            &payload,
+            &stored(events::INVITED, payload),
             "bob",
             "https://s.example",
             &footer(),
@@ -484,6 +509,10 @@ mod tests {
 
     #[test]
     fn events_not_mailed_compose_nothing() {
-        assert!(game_event(events::MOVE, &json!({}), "bob", "x", &footer()).is_none());
+        let declined = stored(
+            events::DECLINED,
+            json!({"seat": "middle", "username": "bob"}),
+        );
+        assert!(game_event(&declined, "bob", "x", &footer()).is_none());
     }
 }

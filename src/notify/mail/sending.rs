@@ -10,11 +10,11 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use chrono::NaiveDateTime;
-use serde_json::Value;
 
 use crate::db::mail::{self as q, MailOutcome, MailRow, MailStatus};
 use crate::db::models::User;
 use crate::db::{self, outbox, DbConnection, Pool};
+use crate::games::events::StoredEvent;
 use crate::jobs::{self, Limits, Next, Outcome};
 
 use super::transport::{self, Transport};
@@ -57,22 +57,18 @@ pub fn fan_out(conn: &mut DbConnection, ctx: &MailContext) -> diesel::QueryResul
             if !r.user.email_verified || r.opted_out.contains(&event.event_type) {
                 continue;
             }
-            let payload: Value = match serde_json::from_str(&event.payload) {
-                Ok(payload) => payload,
+            let stored = match StoredEvent::parse(&event) {
+                Ok(stored) => stored,
                 Err(e) => {
-                    tracing::error!(event = %event.id, error = %e, "stored payload of event does not parse; not mailed");
+                    tracing::error!(event = %event.id, error = %format!("{e:#}"), "not mailed");
                     continue;
                 }
             };
             let footer = ctx.footer(&r.user.id, &event.event_type);
             let unsubscribe = footer.unsubscribe.clone();
-            let Some(composed) = compose::game_event(
-                &event.event_type,
-                &payload,
-                &r.user.username,
-                ctx.public_url(),
-                &footer,
-            ) else {
+            let Some(composed) =
+                compose::game_event(&stored, &r.user.username, ctx.public_url(), &footer)
+            else {
                 continue;
             };
             let mut row = super::row(

@@ -10,10 +10,10 @@ use utoipa::{IntoParams, ToSchema};
 use super::view::{game_view, GameSummary, GameView};
 use super::{query, seat_param, with_etag};
 use crate::auth::{Authenticated, MaybeAuthenticated};
-use crate::db::games::{EventRow, ListKey};
+use crate::db::games::ListKey;
 use crate::domain::FieldError;
 use crate::error::{ApiError, Problem};
-use crate::games::listing::{self, ListFilter};
+use crate::games::listing::{self, EventEntry, ListFilter};
 use crate::games::model::Status;
 use crate::render::{board_svg, SvgOptions};
 use crate::routes::{utc, AuthProblems};
@@ -291,24 +291,15 @@ pub struct EventView {
     pub data: serde_json::Value,
     pub created_at: DateTime<Utc>,
 }
-impl TryFrom<EventRow> for EventView {
-    type Error = ApiError;
-
-    /// A payload that does not parse is an error naming the event.
-    fn try_from(e: EventRow) -> Result<Self, ApiError> {
-        let data = serde_json::from_str(&e.payload).map_err(|err| {
-            ApiError::Internal(anyhow::anyhow!(
-                "stored payload of event {} does not parse: {err}",
-                e.id
-            ))
-        })?;
-        Ok(Self {
+impl From<EventEntry> for EventView {
+    fn from(e: EventEntry) -> Self {
+        Self {
             id: e.id,
-            r#type: e.event_type,
-            game_id: e.game_id,
-            data,
+            r#type: e.event.event.event_type().to_owned(),
+            data: e.event.event.payload(&e.event.game_id),
+            game_id: e.event.game_id,
             created_at: utc(e.created_at),
-        })
+        }
     }
 }
 
@@ -340,10 +331,6 @@ pub async fn events(
             "must be from 1 to 500",
         )]));
     }
-    let rows = listing::events_of(&state.games, &auth.user_id, q.after, q.game_id, limit).await?;
-    let events = rows
-        .into_iter()
-        .map(EventView::try_from)
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(HttpResponse::Ok().json(events))
+    let events = listing::events_of(&state.games, &auth.user_id, q.after, q.game_id, limit).await?;
+    Ok(HttpResponse::Ok().json(events.into_iter().map(EventView::from).collect::<Vec<_>>()))
 }

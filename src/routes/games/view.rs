@@ -3,11 +3,12 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::db::games::{ActionRow, ProposalRow};
+use crate::db::games::ProposalRow;
+use crate::games::events::Effect;
 use crate::games::listing::Listed;
 use crate::routes::utc;
 use crate::rules::{Cell, Kind, Player, Position};
@@ -193,25 +194,20 @@ fn seats(s: crate::rules::PlayerSet) -> Vec<String> {
     s.iter().map(|p| seat_name(p).to_owned()).collect()
 }
 
-/// How each seat left the game, from the stored effects of the actions.
-fn eliminations(actions: &[ActionRow]) -> BTreeMap<String, EliminationView> {
+/// How each seat left the game, from what the rules did on replay.
+fn eliminations(g: &Loaded) -> BTreeMap<String, EliminationView> {
     let mut out = BTreeMap::new();
-    for a in actions {
-        let Ok(Value::Array(effects)) = serde_json::from_str::<Value>(&a.effects) else {
-            continue;
-        };
-        for e in effects {
-            if e["type"] == "player_eliminated" {
-                if let Some(seat) = e["seat"].as_str() {
-                    out.insert(
-                        seat.to_owned(),
-                        EliminationView {
-                            reason: e["reason"].as_str().unwrap_or_default().to_owned(),
-                            by: e["by"].as_str().map(str::to_owned),
-                            seq: a.seq,
-                        },
-                    );
-                }
+    for (a, entry) in g.actions.iter().zip(g.game.entries()) {
+        for e in &entry.events {
+            if let Effect::PlayerEliminated { seat, reason, by } = Effect::of(e) {
+                out.insert(
+                    seat,
+                    EliminationView {
+                        reason,
+                        by,
+                        seq: a.seq,
+                    },
+                );
             }
         }
     }
@@ -251,7 +247,7 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
     let (g, proposals) = (&state.game, &state.proposals);
     let pos = g.position();
     let started = matches!(g.status(), Status::Active | Status::Finished) || g.row.imported;
-    let out = eliminations(&g.actions);
+    let out = eliminations(g);
     let outcome = pos.outcome();
     let players = g
         .seats
@@ -389,7 +385,8 @@ pub struct ActionView {
 pub fn action_views(g: &Loaded) -> Vec<ActionView> {
     g.actions
         .iter()
-        .map(|a| ActionView {
+        .zip(g.game.entries())
+        .map(|(a, entry)| ActionView {
             seq: a.seq,
             kind: a.kind.as_str().to_owned(),
             ply: a.ply,
@@ -402,7 +399,10 @@ pub fn action_views(g: &Loaded) -> Vec<ActionView> {
                 .and_then(|p| g.seat(p).name().map(str::to_owned)),
             at: utc(a.created_at),
             position: a.position_after.clone(),
-            effects: serde_json::from_str(&a.effects).unwrap_or(Value::Array(vec![])),
+            // What the rules did on replay: the same as the stored effects,
+            // and never a guess if those were damaged.
+            effects: serde_json::to_value(entry.events.iter().map(Effect::of).collect::<Vec<_>>())
+                .expect("effects serialize"),
         })
         .collect()
 }
@@ -423,12 +423,6 @@ pub struct GameSummary {
     pub days_per_move: Option<i32>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
-}
-#[derive(Deserialize)]
-struct StoredResult {
-    winner: Option<String>,
-    draw: Option<Vec<String>>,
-    reason: String,
 }
 impl From<Listed> for GameSummary {
     fn from(l: Listed) -> Self {
@@ -451,15 +445,11 @@ impl From<Listed> for GameSummary {
             status: l.row.status.as_str().to_owned(),
             position: l.row.position,
             deadline: l.row.deadline.map(utc),
-            result: l
-                .row
-                .result
-                .and_then(|r| serde_json::from_str::<StoredResult>(&r).ok())
-                .map(|r| ResultView {
-                    winner: r.winner,
-                    draw: r.draw,
-                    reason: r.reason,
-                }),
+            result: l.result.map(|r| ResultView {
+                winner: r.winner,
+                draw: r.draw,
+                reason: r.reason,
+            }),
             your_seat: l.your_seat.map(|p| seat_name(p).to_owned()),
             your_turn: l.your_turn,
             days_per_move: l.row.days_per_move,

@@ -1,0 +1,228 @@
+//! Move submission under load, over HTTP: `cargo bench --bench load`.
+//!
+//! Registers three players per game, starts the games by invitation, then
+//! has `--clients` concurrent clients submit moves (each a legal move chosen
+//! by a seeded generator, by whoever is to move) until every game has had
+//! `--moves` moves or ended. Prints moves per second and latency
+//! percentiles of the move requests alone.
+//!
+//! Without `--url` it starts a server of its own in this process, on a fresh
+//! SQLite file (or on `DATABASE_URL` if that is set: use an empty
+//! database). With `--url` it loads a server that is already running: give
+//! that server `SANNIN_AUTH_RATE_LIMIT_PER_MINUTE=100000` so that setting up
+//! the players is not rate limited. Compare figures from the same run or
+//! back-to-back runs on the same machine, as ratios: absolute numbers depend
+//! on the machine and its load.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use rand::{Rng as _, SeedableRng as _};
+use serde_json::{json, Value};
+
+use sannin::rules::{Game, Position};
+
+#[derive(Parser, Debug)]
+struct Args {
+    /// A running server's base URL (default: start one in this process).
+    #[arg(long)]
+    url: Option<String>,
+    /// Games played at once.
+    #[arg(long, default_value_t = 24)]
+    games: usize,
+    /// Concurrent clients.
+    #[arg(long, default_value_t = 8)]
+    clients: usize,
+    /// Moves per game (fewer if a game ends first).
+    #[arg(long, default_value_t = 40)]
+    moves: usize,
+    /// Seed of the move choice.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    // `cargo bench` passes `--bench`.
+    #[arg(long, hide = true)]
+    bench: bool,
+}
+
+struct Client {
+    http: reqwest::Client,
+    base: String,
+}
+
+impl Client {
+    async fn post(&self, path: &str, bearer: Option<&str>, body: &Value) -> (u16, Value) {
+        let mut req = self.http.post(format!("{}{path}", self.base)).json(body);
+        if let Some(b) = bearer {
+            req = req.bearer_auth(b);
+        }
+        let res = req.send().await.expect("the server answers");
+        let status = res.status().as_u16();
+        (status, res.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn player(&self, name: &str) -> String {
+        let password = format!("{name}-load-test-password");
+        let body =
+            json!({"username": name, "email": format!("{name}@example.com"), "password": password});
+        let (status, answer) = self.post("/api/v1/accounts", None, &body).await;
+        assert_eq!(status, 201, "registering {name}: {answer}");
+        let body = json!({"username": name, "password": password});
+        let (status, answer) = self.post("/api/v1/auth/token", None, &body).await;
+        assert_eq!(status, 200, "logging {name} in: {answer}");
+        answer["access_token"].as_str().unwrap().to_owned()
+    }
+}
+
+/// One game in play: its id, the tokens by seat, and a replica of its rules
+/// state to choose legal moves from.
+struct Table {
+    id: String,
+    tokens: [String; 3],
+    game: Game,
+    played: usize,
+}
+
+async fn set_up(client: &Client, run: &str, n: usize) -> Table {
+    let names: Vec<String> = ["a", "b", "c"]
+        .iter()
+        .map(|s| format!("ld{run}g{n}{s}"))
+        .collect();
+    let mut tokens = Vec::new();
+    for name in &names {
+        tokens.push(client.player(name).await);
+    }
+    let body = json!({"seat": "first", "invite": [names[1], names[2]]});
+    let (status, game) = client.post("/api/v1/games", Some(&tokens[0]), &body).await;
+    assert_eq!(status, 201, "creating a game: {game}");
+    let id = game["id"].as_str().unwrap().to_owned();
+    for t in &tokens[1..] {
+        let (status, answer) = client
+            .post(&format!("/api/v1/games/{id}/join"), Some(t), &Value::Null)
+            .await;
+        assert_eq!(status, 200, "joining: {answer}");
+    }
+    Table {
+        id,
+        tokens: tokens.try_into().unwrap(),
+        game: Game::new(Position::start()),
+        played: 0,
+    }
+}
+
+/// Plays one move in each of `tables` in turn until each is done; the
+/// latency of every move request.
+async fn play(client: &Client, mut tables: Vec<Table>, moves: usize, seed: u64) -> Vec<Duration> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut latencies = Vec::new();
+    loop {
+        let mut moved = false;
+        for t in &mut tables {
+            let pos = t.game.position();
+            let Some(seat) = pos.to_move() else { continue };
+            if t.played >= moves {
+                continue;
+            }
+            let legal = pos.legal_moves();
+            let mv = legal[rng.random_range(0..legal.len())];
+            let body = json!({"move": mv.to_string(), "ply": pos.ply()});
+            let started = Instant::now();
+            let (status, answer) = client
+                .post(
+                    &format!("/api/v1/games/{}/moves", t.id),
+                    Some(&t.tokens[seat.index()]),
+                    &body,
+                )
+                .await;
+            latencies.push(started.elapsed());
+            assert_eq!(status, 201, "move {mv} in {}: {answer}", t.id);
+            t.game.play(mv).expect("a legal move");
+            t.played += 1;
+            moved = true;
+        }
+        if !moved {
+            return latencies;
+        }
+    }
+}
+
+/// A server of this process's own; its base URL.
+fn own_server() -> String {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let url = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| format!("sqlite://{}", dir.path().join("load.db").display()));
+    let vars: HashMap<&str, String> = HashMap::from([
+        ("SANNIN_BIND", "127.0.0.1:0".to_owned()),
+        ("DATABASE_URL", url),
+        ("SANNIN_AUTH_RATE_LIMIT_PER_MINUTE", "100000".to_owned()),
+        ("SANNIN_LOG", "warn".to_owned()),
+    ]);
+    let settings =
+        sannin::config::Settings::from_lookup(|k| vars.get(k).cloned()).expect("valid settings");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _dir = dir;
+        actix_web::rt::System::new().block_on(async move {
+            let app = sannin::startup::Application::build(settings)
+                .await
+                .expect("the server starts");
+            tx.send(app.port()).unwrap();
+            app.run_until_stopped().await.unwrap();
+        });
+    });
+    format!("http://127.0.0.1:{}", rx.recv().unwrap())
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].as_secs_f64() * 1000.0
+}
+
+fn main() {
+    let args = Args::parse();
+    let base = args.url.clone().unwrap_or_else(own_server);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async move {
+        let client = Client {
+            http: reqwest::Client::new(),
+            base: base.trim_end_matches('/').to_owned(),
+        };
+        let run = format!("{:x}", rand::rng().random::<u32>());
+        let mut tables = Vec::new();
+        for n in 0..args.games {
+            tables.push(set_up(&client, &run, n).await);
+        }
+        let mut shares: Vec<Vec<Table>> = (0..args.clients).map(|_| Vec::new()).collect();
+        for (i, t) in tables.into_iter().enumerate() {
+            shares[i % args.clients].push(t);
+        }
+        let client = std::sync::Arc::new(client);
+        let started = Instant::now();
+        let tasks: Vec<_> = shares
+            .into_iter()
+            .enumerate()
+            .map(|(i, share)| {
+                let client = client.clone();
+                let (moves, seed) = (args.moves, args.seed + i as u64);
+                tokio::spawn(async move { play(&client, share, moves, seed).await })
+            })
+            .collect();
+        let mut latencies = Vec::new();
+        for t in tasks {
+            latencies.extend(t.await.unwrap());
+        }
+        let elapsed = started.elapsed();
+        latencies.sort();
+        println!(
+            "{} moves by {} clients in {:.2} s: {:.0} moves/s; latency ms p50 {:.1}, p90 {:.1}, p99 {:.1}, max {:.1}",
+            latencies.len(),
+            args.clients,
+            elapsed.as_secs_f64(),
+            latencies.len() as f64 / elapsed.as_secs_f64(),
+            percentile(&latencies, 0.5),
+            percentile(&latencies, 0.9),
+            percentile(&latencies, 0.99),
+            percentile(&latencies, 1.0),
+        );
+    });
+}
