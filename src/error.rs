@@ -98,6 +98,9 @@ pub enum ApiError {
     },
 }
 
+/// What a 503 asks clients to wait before retrying.
+pub const RETRY_UNAVAILABLE_SECS: u64 = 2;
+
 impl From<crate::db::DbUnavailable> for ApiError {
     fn from(e: crate::db::DbUnavailable) -> Self {
         ApiError::Unavailable(e.into())
@@ -266,6 +269,10 @@ impl ResponseError for ApiError {
         match self {
             ApiError::RateLimited { retry_after_secs } => {
                 response.insert_header((header::RETRY_AFTER, retry_after_secs.to_string()));
+            }
+            ApiError::Unavailable(_) => {
+                // Most faults (a lost connection, a lock) pass in moments.
+                response.insert_header((header::RETRY_AFTER, RETRY_UNAVAILABLE_SECS.to_string()));
             }
             ApiError::Unauthenticated(_) => {
                 response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));

@@ -50,7 +50,14 @@ pub enum AccountError {
 }
 
 impl From<diesel::result::Error> for AccountError {
+    /// A broken connection, a lock or a timeout is unavailability (503);
+    /// anything else is a bug (500).
     fn from(e: diesel::result::Error) -> Self {
-        AccountError::Internal(anyhow::Error::new(e).context("database query failed"))
+        match crate::db::DbUnavailable::classify(e) {
+            Ok(unavailable) => AccountError::Unavailable(unavailable),
+            Err(e) => {
+                AccountError::Internal(anyhow::Error::new(e).context("database query failed"))
+            }
+        }
     }
 }

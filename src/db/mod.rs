@@ -210,6 +210,59 @@ where
     .map_err(|e| DbUnavailable(anyhow::anyhow!("database task failed: {e}")))?
 }
 
+impl DbUnavailable {
+    /// The error of a query, as unavailability if it is one (see
+    /// [`is_unavailability`]), else as it is.
+    pub fn classify(e: diesel::result::Error) -> Result<DbUnavailable, diesel::result::Error> {
+        if is_unavailability(&e) {
+            Ok(DbUnavailable(
+                anyhow::Error::new(e).context("database query failed"),
+            ))
+        } else {
+            Err(e)
+        }
+    }
+}
+
+/// True when a query failed because the database is unavailable for now,
+/// not because of the query: the connection broke or was closed, the
+/// transaction lost a serialization or deadlock conflict, a statement or lock
+/// timeout fired, or SQLite's file stayed locked past the busy timeout. Such
+/// a request may be retried; a repeated move for the same ply is idempotent.
+pub fn is_unavailability(err: &diesel::result::Error) -> bool {
+    use diesel::result::{DatabaseErrorKind as Kind, Error};
+    match err {
+        Error::DatabaseError(Kind::ClosedConnection, _)
+        | Error::DatabaseError(Kind::SerializationFailure, _)
+        | Error::DatabaseError(Kind::UnableToSendCommand, _)
+        | Error::BrokenTransactionManager => true,
+        Error::DatabaseError(_, info) => {
+            let message = info.message().to_ascii_lowercase();
+            [
+                // SQLite: SQLITE_BUSY / SQLITE_LOCKED past the busy timeout.
+                "database is locked",
+                "database table is locked",
+                // PostgreSQL: a backend terminated, a server going away.
+                "terminating connection",
+                "server closed the connection",
+                "connection to server",
+                "the database system is shutting down",
+                "the database system is starting up",
+                "no connection to the server",
+                "could not receive data from server",
+                "ssl connection has been closed",
+                // statement_timeout, lock_timeout, deadlocks.
+                "canceling statement due to statement timeout",
+                "canceling statement due to lock timeout",
+                "deadlock detected",
+            ]
+            .iter()
+            .any(|m| message.contains(m))
+        }
+        _ => false,
+    }
+}
+
 /// True when a diesel error is a unique-constraint violation.
 pub fn is_unique_violation(err: &diesel::result::Error) -> bool {
     matches!(

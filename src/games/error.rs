@@ -35,8 +35,13 @@ pub enum GameError {
 }
 
 impl From<diesel::result::Error> for GameError {
+    /// A broken connection, a lock or a timeout is unavailability (503);
+    /// anything else is a bug (500).
     fn from(e: diesel::result::Error) -> Self {
-        GameError::Internal(anyhow::Error::new(e).context("database query failed"))
+        match crate::db::DbUnavailable::classify(e) {
+            Ok(unavailable) => GameError::Unavailable(unavailable),
+            Err(e) => GameError::Internal(anyhow::Error::new(e).context("database query failed")),
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use crate::rules::{Action, IllegalKind, Move};
 
 use super::journal::append;
 use super::model::{load_for_update, seat_name, Loaded, Status};
-use super::model::{load_state, GameState};
+use super::model::{pending_proposals, GameState};
 use super::{GameError, Games, Settings};
 
 /// The result of a move submission: the game after it, and whether this request
@@ -79,6 +79,14 @@ fn play(
     })
 }
 
+/// The state to answer with, read in the change's own transaction: once it
+/// has committed, nothing is left that could fail and turn a stored move
+/// into an error.
+fn answer(conn: &mut DbConnection, game: Loaded) -> Result<GameState, GameError> {
+    let proposals = pending_proposals(conn, &game.row.id)?;
+    Ok(GameState { game, proposals })
+}
+
 /// The caller resigns (R35).
 fn resign(
     conn: &mut DbConnection,
@@ -122,16 +130,18 @@ pub async fn play_move(
 ) -> Result<GameState, GameError> {
     let (settings, caller, id) = (games.settings, caller.to_owned(), game_id.to_owned());
     db::run(&games.pool, move |conn| {
-        play(
-            conn,
-            &settings,
-            &caller,
-            &id,
-            submission.notation.trim(),
-            submission.ply,
-            now,
-        )?;
-        load_state(conn, &id)
+        db::write_transaction(conn, |conn| {
+            let played = play(
+                conn,
+                &settings,
+                &caller,
+                &id,
+                submission.notation.trim(),
+                submission.ply,
+                now,
+            )?;
+            answer(conn, played.game)
+        })
     })
     .await
 }
@@ -145,8 +155,10 @@ pub async fn resign_game(
 ) -> Result<GameState, GameError> {
     let (settings, caller, id) = (games.settings, caller.to_owned(), game_id.to_owned());
     db::run(&games.pool, move |conn| {
-        resign(conn, &settings, &caller, &id, now)?;
-        load_state(conn, &id)
+        db::write_transaction(conn, |conn| {
+            let game = resign(conn, &settings, &caller, &id, now)?;
+            answer(conn, game)
+        })
     })
     .await
 }

@@ -32,8 +32,15 @@ pub enum WebhookError {
 }
 
 impl From<diesel::result::Error> for WebhookError {
+    /// A broken connection, a lock or a timeout is unavailability (503);
+    /// anything else is a bug (500).
     fn from(e: diesel::result::Error) -> Self {
-        WebhookError::Internal(anyhow::Error::new(e).context("database query failed"))
+        match crate::db::DbUnavailable::classify(e) {
+            Ok(unavailable) => WebhookError::Unavailable(unavailable),
+            Err(e) => {
+                WebhookError::Internal(anyhow::Error::new(e).context("database query failed"))
+            }
+        }
     }
 }
 

@@ -549,6 +549,29 @@ async fn rows_that_do_not_parse_are_errors_not_defaults(backend: Backend) {
     assert_problem(res, StatusCode::INTERNAL_SERVER_ERROR, "internal-error").await;
 }
 
+/// A stored event whose payload does not fit its type is an error naming
+/// it, never an event made up from what could be read.
+async fn a_damaged_event_is_an_error_not_a_guess(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("dmg").await;
+    let id = app.started_game(&t, json!({})).await;
+    assert!(!app.events(&t.tokens[1], &id).await.is_empty());
+    app.execute_sql(&format!(
+        "UPDATE game_events SET payload = '{{\"players\": 3}}' \
+         WHERE game_id = '{id}' AND event_type = 'game.started'"
+    ))
+    .await;
+    let res = app
+        .authed(
+            Method::GET,
+            &format!("/api/v1/me/events?game_id={id}"),
+            &t.tokens[1],
+            None,
+        )
+        .await;
+    assert_problem(res, StatusCode::INTERNAL_SERVER_ERROR, "internal-error").await;
+}
+
 /// The scope a route documents is the scope it checks: the record documents
 /// `games:read` for tokens, and refuses a token without it.
 async fn the_record_checks_the_scope_it_documents(backend: Backend) {
@@ -569,6 +592,7 @@ async fn the_record_checks_the_scope_it_documents(backend: Backend) {
 }
 
 on_both_backends!(
+    a_damaged_event_is_an_error_not_a_guess,
     the_record_checks_the_scope_it_documents,
     rows_that_do_not_parse_are_errors_not_defaults,
     checkmate_then_resignation,

@@ -6,6 +6,7 @@ mod helpers;
 mod accounts;
 mod auth;
 mod errors;
+mod faults;
 mod games;
 mod games_lobby;
 mod headers;

@@ -157,6 +157,33 @@ impl TestApp {
             .expect("drop the test database");
     }
 
+    /// PostgreSQL only: terminates every backend serving the app's database,
+    /// as a database restart or an operator's `pg_terminate_backend` would;
+    /// how many.
+    pub fn terminate_backends(&self) -> i64 {
+        let TestDb::Postgres {
+            admin_url, name, ..
+        } = self.db.as_ref()
+        else {
+            panic!("only PostgreSQL backends can be terminated");
+        };
+        #[derive(diesel::QueryableByName)]
+        struct Count {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            n: i64,
+        }
+        let mut conn = PgConnection::establish(admin_url).expect("connect to TEST_DATABASE_URL");
+        let counted: Count = diesel::RunQueryDsl::get_result(
+            diesel::sql_query(format!(
+                "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity \
+                 WHERE datname = '{name}' AND pid <> pg_backend_pid()"
+            )),
+            &mut conn,
+        )
+        .expect("terminate the backends");
+        counted.n
+    }
+
     /// Runs `sql` on the app's database directly, as an operator (or a bug)
     /// might: for tests of what the server does with rows it did not write.
     pub async fn execute_sql(&self, sql: &str) {

@@ -1,0 +1,122 @@
+//! Failing well (issue 11): a database that falters makes the service
+//! answer 503 with `Retry-After`, never 500, and never loses or garbles what
+//! it acknowledged.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use reqwest::StatusCode;
+use serde_json::json;
+
+use sannin::rules::{Game, Move, Position};
+
+use crate::helpers::{available, spawn_app, Backend, TestApp, Trio};
+
+/// Plays `moves` moves of the game `id` (the first legal move each time),
+/// retrying a 503 with the same move and ply until it is answered; every
+/// status seen.
+async fn play_through(app: &TestApp, t: &Trio, id: &str, moves: usize) -> (Vec<Move>, Vec<u16>) {
+    let mut game = Game::new(Position::start());
+    let (mut played, mut statuses) = (Vec::new(), Vec::new());
+    while played.len() < moves {
+        let pos = game.position();
+        let Some(seat) = pos.to_move() else { break };
+        let mv = pos.legal_moves()[0];
+        loop {
+            let res = app
+                .play_move(
+                    &t.tokens[seat.index()],
+                    id,
+                    &mv.to_string(),
+                    pos.ply() as i64,
+                )
+                .await;
+            let status = res.status();
+            statuses.push(status.as_u16());
+            if status == StatusCode::SERVICE_UNAVAILABLE {
+                assert!(res.headers().contains_key("retry-after"));
+                continue;
+            }
+            assert_eq!(status, StatusCode::CREATED, "{:?}", res.text().await);
+            break;
+        }
+        game.play(mv).unwrap();
+        played.push(mv);
+    }
+    (played, statuses)
+}
+
+/// Item 2: backends terminated again and again while three games are played.
+/// Every move request answers 201 or 503, never 500; each 503 retried with
+/// the same move and ply ends in a 201, and in the end each game holds
+/// exactly the moves that were answered, once each.
+#[actix_web::test]
+async fn terminated_backends_answer_503_never_500() {
+    if !available(
+        Backend::Postgres,
+        "terminated_backends_answer_503_never_500",
+    ) {
+        return;
+    }
+    let app = Arc::new(spawn_app(Backend::Postgres).await);
+    let mut tables = Vec::new();
+    for n in 0..3 {
+        let t = app.trio(&format!("flt{n}")).await;
+        let id = app.started_game(&t, json!({})).await;
+        tables.push((t, id));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    // Stops the terminations however the test ends.
+    struct Stop(Arc<AtomicBool>);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    let _stop_on_exit = Stop(stop.clone());
+    let killer = {
+        let (app, stop) = (app.clone(), stop.clone());
+        tokio::task::spawn_blocking(move || {
+            let mut killed = 0;
+            while !stop.load(Ordering::SeqCst) {
+                killed += app.terminate_backends();
+                std::thread::sleep(std::time::Duration::from_millis(15));
+            }
+            killed
+        })
+    };
+    let plays = tables.iter().map(|(t, id)| play_through(&app, t, id, 24));
+    let results = futures_util::future::join_all(plays).await;
+    stop.store(true, Ordering::SeqCst);
+    let killed = killer.await.unwrap();
+    assert!(killed > 0, "backends were terminated");
+
+    let unavailable: usize = results
+        .iter()
+        .map(|(_, s)| s.iter().filter(|s| **s == 503).count())
+        .sum();
+    eprintln!("{killed} backends terminated; {unavailable} answers were 503");
+    for ((t, id), (played, _)) in tables.iter().zip(&results) {
+        let game = app.game_json(&t.tokens[0], id).await;
+        let ply = Position::start().ply() as usize + played.len();
+        assert_eq!(game["ply"], ply, "{id}");
+        let res = app
+            .authed(
+                reqwest::Method::GET,
+                &format!("/api/v1/games/{id}/moves"),
+                &t.tokens[0],
+                None,
+            )
+            .await;
+        let actions: Vec<serde_json::Value> = res.json().await.unwrap();
+        let stored: Vec<String> = actions
+            .iter()
+            .map(|a| a["notation"].as_str().unwrap().to_owned())
+            .collect();
+        let expected: Vec<String> = played.iter().map(Move::to_string).collect();
+        assert_eq!(
+            stored, expected,
+            "{id}: each answered move stored once, as answered"
+        );
+    }
+}
