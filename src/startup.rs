@@ -140,15 +140,23 @@ fn games_settings(settings: &Settings) -> crate::games::Settings {
     }
 }
 
-/// Connects and migrates; blocking.
+/// Connects and migrates; blocking. Migrations run on a connection of their
+/// own, without the statement and lock timeouts that bound requests.
 fn open_database(settings: &Settings) -> anyhow::Result<Pool> {
-    let pool = db::connect(
+    let applied = {
+        let migrator = db::connect(&settings.database_url, 1, settings.database_timeout)?;
+        let mut conn = migrator.get().context("no database connection")?;
+        db::run_migrations(&mut conn)?
+    };
+    let pool = db::connect_with(
         &settings.database_url,
         settings.database_pool_size,
         settings.database_timeout,
+        db::QueryLimits {
+            statement_timeout: settings.database_statement_timeout,
+            lock_timeout: settings.database_lock_timeout,
+        },
     )?;
-    let mut conn = pool.get().context("no database connection")?;
-    let applied = db::run_migrations(&mut conn)?;
     tracing::info!(
         database = %settings.database_url,
         backend = settings.database_url.backend_name(),

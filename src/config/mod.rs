@@ -157,6 +157,10 @@ pub struct Settings {
     pub database_url: DatabaseUrl,
     pub database_pool_size: u32,
     pub database_timeout: Duration,
+    /// How long one statement may run on PostgreSQL (zero: no limit).
+    pub database_statement_timeout: Duration,
+    /// How long a statement may wait for a lock on PostgreSQL (zero: no limit).
+    pub database_lock_timeout: Duration,
     pub jwt_secret: Option<Secret>,
     pub jwt_issuer: String,
     pub jwt_audience: String,
@@ -299,9 +303,23 @@ impl Settings {
             database_timeout: Duration::from_secs(number(
                 &get,
                 "SANNIN_DATABASE_TIMEOUT_SECONDS",
-                10,
+                5,
                 1,
                 300,
+            )?),
+            database_statement_timeout: Duration::from_millis(number(
+                &get,
+                "SANNIN_DATABASE_STATEMENT_TIMEOUT_MS",
+                5_000,
+                0,
+                3_600_000,
+            )?),
+            database_lock_timeout: Duration::from_millis(number(
+                &get,
+                "SANNIN_DATABASE_LOCK_TIMEOUT_MS",
+                2_000,
+                0,
+                3_600_000,
             )?),
             jwt_secret,
             jwt_issuer: get("SANNIN_JWT_ISSUER").unwrap_or_else(|| "sannin".into()),

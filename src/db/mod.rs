@@ -57,12 +57,26 @@ pub enum DbConnection {
 #[derive(Debug, Clone)]
 pub struct ConnectionManager {
     url: DatabaseUrl,
+    limits: QueryLimits,
 }
 
 impl ConnectionManager {
     pub fn new(url: DatabaseUrl) -> Self {
-        Self { url }
+        Self {
+            url,
+            limits: QueryLimits::default(),
+        }
     }
+}
+
+/// Bounds on every statement of a PostgreSQL connection, so that nothing
+/// hangs behind a lock or a runaway query: when one fires the statement fails
+/// and the request answers 503. Zero means no bound. (SQLite's writers wait
+/// at most its busy timeout.)
+#[derive(Debug, Clone, Copy, Default)]
+pub struct QueryLimits {
+    pub statement_timeout: Duration,
+    pub lock_timeout: Duration,
 }
 
 /// Why a connection could not be opened or checked.
@@ -90,7 +104,15 @@ impl r2d2::ManageConnection for ConnectionManager {
 
     fn connect(&self) -> Result<DbConnection, ConnectError> {
         match &self.url {
-            DatabaseUrl::Postgres(url) => Ok(DbConnection::Postgres(PgConnection::establish(url)?)),
+            DatabaseUrl::Postgres(url) => {
+                let mut conn = PgConnection::establish(url)?;
+                conn.batch_execute(&format!(
+                    "SET statement_timeout = {}; SET lock_timeout = {};",
+                    self.limits.statement_timeout.as_millis(),
+                    self.limits.lock_timeout.as_millis()
+                ))?;
+                Ok(DbConnection::Postgres(conn))
+            }
             DatabaseUrl::Sqlite(path) => {
                 let mut conn = SqliteConnection::establish(&path.to_string_lossy())?;
                 conn.batch_execute(SQLITE_PRAGMAS)?;
@@ -122,8 +144,21 @@ pub struct DbUnavailable(#[source] pub anyhow::Error);
 /// `timeout` bounds how long a request waits for a connection before the
 /// database counts as unavailable.
 pub fn connect(url: &DatabaseUrl, max_size: u32, timeout: Duration) -> anyhow::Result<Pool> {
+    connect_with(url, max_size, timeout, QueryLimits::default())
+}
+
+/// As [`connect`], with every statement bounded by `limits`.
+pub fn connect_with(
+    url: &DatabaseUrl,
+    max_size: u32,
+    timeout: Duration,
+    limits: QueryLimits,
+) -> anyhow::Result<Pool> {
     use anyhow::Context as _;
-    let manager = ConnectionManager::new(url.clone());
+    let manager = ConnectionManager {
+        url: url.clone(),
+        limits,
+    };
     // Fail loudly on the first connection rather than after the pool's timeout.
     r2d2::ManageConnection::connect(&manager)
         .with_context(|| format!("could not open the database {url}"))?;

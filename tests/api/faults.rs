@@ -120,3 +120,52 @@ async fn terminated_backends_answer_503_never_500() {
         );
     }
 }
+
+/// Item 4: with `games` locked by another session, a request for a game
+/// answers 503 once the lock timeout fires, while the lock is still held
+/// (without the timeout it would wait for the lock, and get 200 when the
+/// holder gives up after 30 s); afterwards the same request is answered.
+#[actix_web::test]
+async fn a_request_stuck_behind_a_lock_answers_503_in_time() {
+    if !available(
+        Backend::Postgres,
+        "a_request_stuck_behind_a_lock_answers_503_in_time",
+    ) {
+        return;
+    }
+    let app = crate::helpers::spawn_app_with(Backend::Postgres, |s| {
+        s.database_lock_timeout = std::time::Duration::from_millis(300);
+        s.database_statement_timeout = std::time::Duration::ZERO;
+    })
+    .await;
+    let t = app.trio("lck").await;
+    let id = app.started_game(&t, json!({})).await;
+
+    // Another session holds an exclusive lock on the table until told.
+    let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    let url = app.database_url();
+    let holder = tokio::task::spawn_blocking(move || {
+        use diesel::connection::SimpleConnection as _;
+        use diesel::Connection as _;
+        let mut conn = diesel::PgConnection::establish(&url).unwrap();
+        conn.batch_execute("BEGIN; LOCK TABLE games IN ACCESS EXCLUSIVE MODE;")
+            .unwrap();
+        locked_tx.send(()).unwrap();
+        let _ = release_rx.recv_timeout(std::time::Duration::from_secs(30));
+        conn.batch_execute("ROLLBACK;").unwrap();
+    });
+    locked_rx.recv().unwrap();
+
+    let res = app.get_game(&t.tokens[0], &id).await;
+    assert!(res.headers().contains_key("retry-after"));
+    crate::helpers::assert_problem(res, StatusCode::SERVICE_UNAVAILABLE, "service-unavailable")
+        .await;
+
+    release_tx.send(()).unwrap();
+    holder.await.unwrap();
+    assert_eq!(
+        app.get_game(&t.tokens[0], &id).await.status(),
+        StatusCode::OK
+    );
+}
