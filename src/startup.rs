@@ -89,6 +89,7 @@ impl Application {
             ),
             clock: clock.clone(),
             rate_limits: RateLimits::new(settings.auth_rate_limit_per_minute),
+            readiness: Default::default(),
             trusted_proxies: TrustedProxies::new(settings.trusted_proxies.clone()),
             dummy_hash,
             refresh_token_ttl: settings.refresh_token_ttl,
@@ -191,6 +192,7 @@ fn run(
             .app_data(state.clone())
             .wrap(ErrorHandlers::new().default_handler(error::render_bare_error))
             .wrap(from_fn(routes::headers::security_headers))
+            .wrap(from_fn(routes::health::watch_unavailability))
             .wrap(from_fn(telemetry::trace_request))
             .configure(routes::configure)
             .service(

@@ -25,4 +25,27 @@ pub struct AppState {
     pub webhooks: crate::notify::Settings,
     /// Writing mail: links, their signing key, the sender.
     pub mail: crate::notify::mail::MailContext,
+    /// What readiness reports besides its own check.
+    pub readiness: std::sync::Arc<Readiness>,
+}
+
+/// What readiness knows besides its own check: when this server last
+/// answered a request 503 because the database was unavailable.
+#[derive(Debug, Default)]
+pub struct Readiness {
+    last_unavailable: std::sync::Mutex<Option<std::time::Instant>>,
+}
+
+impl Readiness {
+    pub fn note(&self) {
+        if let Ok(mut last) = self.last_unavailable.lock() {
+            *last = Some(std::time::Instant::now());
+        }
+    }
+
+    /// How long ago, if within `window`.
+    pub fn unavailable_since(&self, window: std::time::Duration) -> Option<std::time::Duration> {
+        let last = *self.last_unavailable.lock().ok()?;
+        last.map(|t| t.elapsed()).filter(|ago| *ago <= window)
+    }
 }

@@ -215,12 +215,21 @@ pub fn ping(conn: &mut DbConnection) -> diesel::QueryResult<()> {
     conn.ping()
 }
 
-/// Whether the database answers now, through the pool.
-pub async fn check(pool: &Pool) -> Result<(), DbUnavailable> {
-    run(pool, |conn| {
-        ping(conn).map_err(|e| DbUnavailable(anyhow::Error::new(e)))
-    })
-    .await
+/// Whether the database answers now, through the pool, within `within`.
+pub async fn check(pool: &Pool, within: Duration) -> Result<(), DbUnavailable> {
+    let answered = tokio::time::timeout(
+        within,
+        run(pool, |conn| {
+            ping(conn).map_err(|e| DbUnavailable(anyhow::Error::new(e)))
+        }),
+    )
+    .await;
+    match answered {
+        Ok(result) => result,
+        Err(_) => Err(DbUnavailable(anyhow::anyhow!(
+            "the database did not answer within {within:?}"
+        ))),
+    }
 }
 
 /// Runs `f` with a pooled connection on the blocking thread pool, so database

@@ -121,7 +121,7 @@ async fn terminated_backends_answer_503_never_500() {
     }
 }
 
-/// Item 4: with `games` locked by another session, a request for a game
+/// Items 4 and 3: with `games` locked by another session, a request for a game
 /// answers 503 once the lock timeout fires, while the lock is still held
 /// (without the timeout it would wait for the lock, and get 200 when the
 /// holder gives up after 30 s); afterwards the same request is answered.
@@ -162,10 +162,22 @@ async fn a_request_stuck_behind_a_lock_answers_503_in_time() {
     crate::helpers::assert_problem(res, StatusCode::SERVICE_UNAVAILABLE, "service-unavailable")
         .await;
 
+    // Item 3: readiness tells, though its own query needs no lock.
+    crate::helpers::assert_problem(
+        app.readyz().await,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "service-unavailable",
+    )
+    .await;
+
     release_tx.send(()).unwrap();
     holder.await.unwrap();
     assert_eq!(
         app.get_game(&t.tokens[0], &id).await.status(),
         StatusCode::OK
     );
+    crate::helpers::eventually("ready again", || async {
+        (app.readyz().await.status() == StatusCode::OK).then_some(())
+    })
+    .await;
 }
