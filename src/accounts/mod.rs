@@ -24,10 +24,22 @@ use crate::domain::{Email, Password, Username};
 use crate::notify;
 use crate::state::AppState;
 
-/// Runs CPU-heavy work (password hashing) on the blocking pool.
+/// Password hashing at once, at most: one per core. Each argon2 hash takes
+/// 19 MiB, so a flood of log-ins queues here (cheaply, as waiting tasks)
+/// instead of exhausting memory, and more at once would not be faster.
+static HASHING: std::sync::LazyLock<tokio::sync::Semaphore> = std::sync::LazyLock::new(|| {
+    tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
+});
+
+/// Runs password hashing on the blocking pool, at most [`HASHING`]'s
+/// permits at once.
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, AccountError> {
+    let _permit = HASHING
+        .acquire()
+        .await
+        .map_err(|e| AccountError::Internal(anyhow::anyhow!("hashing queue closed: {e}")))?;
     let span = tracing::Span::current();
     tokio::task::spawn_blocking(move || {
         let _entered = span.enter();
@@ -255,4 +267,33 @@ pub async fn verify_email(state: &AppState, token: String) -> Result<User, Accou
         db::users::find_by_id(conn, &user.id)?.ok_or(AccountError::UserGone)
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn password_hashing_runs_at_most_one_per_core() {
+        let cap = super::HASHING.available_permits();
+        let (now, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let tasks: Vec<_> = (0..cap * 4)
+            .map(|_| {
+                let (now, most) = (now.clone(), most.clone());
+                tokio::spawn(super::blocking(move || {
+                    let running = now.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(running, Ordering::SeqCst);
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    now.fetch_sub(1, Ordering::SeqCst);
+                }))
+            })
+            .collect();
+        for t in tasks {
+            t.await.unwrap().unwrap();
+        }
+        let most = most.load(Ordering::SeqCst);
+        assert!(most <= cap, "{most} hashed at once; the cap is {cap}");
+        assert!(most >= 1);
+    }
 }
