@@ -55,6 +55,12 @@ pub enum ApiError {
     UnsupportedMediaType,
     #[error("request body larger than {limit} bytes")]
     PayloadTooLarge { limit: usize },
+    /// The body did not arrive in time (`SANNIN_BODY_TIMEOUT_MS`).
+    #[error("request body too slow")]
+    BodyTimeout,
+    /// The client already has its share of requests in flight.
+    #[error("too many requests in flight")]
+    TooManyInFlight,
     #[error("invalid username or password")]
     InvalidCredentials,
     #[error("authentication required: {0}")]
@@ -120,6 +126,8 @@ impl ApiError {
             ApiError::MalformedJson(_) => "malformed-json",
             ApiError::UnsupportedMediaType => "unsupported-media-type",
             ApiError::PayloadTooLarge { .. } => "payload-too-large",
+            ApiError::BodyTimeout => "request-timeout",
+            ApiError::TooManyInFlight => "too-many-in-flight",
             ApiError::InvalidCredentials => "invalid-credentials",
             ApiError::Unauthenticated(_) => "unauthenticated",
             ApiError::InvalidRefreshToken => "invalid-refresh-token",
@@ -144,6 +152,8 @@ impl ApiError {
             ApiError::MalformedJson(_) => "Malformed JSON",
             ApiError::UnsupportedMediaType => "Unsupported media type",
             ApiError::PayloadTooLarge { .. } => "Payload too large",
+            ApiError::BodyTimeout => "Request timeout",
+            ApiError::TooManyInFlight => "Too many requests",
             ApiError::InvalidCredentials => "Invalid credentials",
             ApiError::Unauthenticated(_) => "Authentication required",
             ApiError::InvalidRefreshToken => "Invalid refresh token",
@@ -171,6 +181,13 @@ impl ApiError {
             }
             ApiError::PayloadTooLarge { limit } => {
                 format!("The request body is larger than {limit} bytes.")
+            }
+            ApiError::BodyTimeout => {
+                "The request body did not arrive in time; the connection is closed.".into()
+            }
+            ApiError::TooManyInFlight => {
+                "This client already has as many requests in flight as it may; wait for them."
+                    .into()
             }
             ApiError::InvalidCredentials => "The username or password is wrong.".into(),
             ApiError::Unauthenticated(why) => format!("A valid bearer token is required: {why}."),
@@ -241,6 +258,8 @@ impl ResponseError for ApiError {
             ApiError::MalformedJson(_) => StatusCode::BAD_REQUEST,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
+            ApiError::TooManyInFlight => StatusCode::TOO_MANY_REQUESTS,
             ApiError::InvalidCredentials
             | ApiError::Unauthenticated(_)
             | ApiError::InvalidRefreshToken
@@ -273,6 +292,13 @@ impl ResponseError for ApiError {
             ApiError::Unavailable(_) => {
                 // Most faults (a lost connection, a lock) pass in moments.
                 response.insert_header((header::RETRY_AFTER, RETRY_UNAVAILABLE_SECS.to_string()));
+            }
+            ApiError::BodyTimeout => {
+                // The rest of the body may still trickle in: do not wait for it.
+                response.force_close();
+            }
+            ApiError::TooManyInFlight => {
+                response.insert_header((header::RETRY_AFTER, "1"));
             }
             ApiError::Unauthenticated(_) => {
                 response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));

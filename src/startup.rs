@@ -90,6 +90,10 @@ impl Application {
             clock: clock.clone(),
             rate_limits: RateLimits::new(settings.auth_rate_limit_per_minute),
             readiness: Default::default(),
+            body_timeout: settings.body_timeout,
+            in_flight: std::sync::Arc::new(crate::state::InFlight::new(
+                settings.max_requests_per_client,
+            )),
             trusted_proxies: TrustedProxies::new(settings.trusted_proxies.clone()),
             dummy_hash,
             refresh_token_ttl: settings.refresh_token_ttl,
@@ -193,6 +197,7 @@ fn run(
             .wrap(ErrorHandlers::new().default_handler(error::render_bare_error))
             .wrap(from_fn(routes::headers::security_headers))
             .wrap(from_fn(routes::health::watch_unavailability))
+            .wrap(from_fn(routes::limits::per_client))
             .wrap(from_fn(telemetry::trace_request))
             .configure(routes::configure)
             .service(
@@ -200,6 +205,11 @@ fn run(
             )
             .default_service(web::to(routes::not_found))
     })
+    // Headers must arrive within 5 s, an idle kept-alive connection closes
+    // after 5 s, and bodies have `SANNIN_BODY_TIMEOUT_MS` (see routes/json.rs).
+    .client_request_timeout(Duration::from_secs(5))
+    .keep_alive(Duration::from_secs(5))
+    .max_connections(settings.max_connections)
     .listen(listener)?
     .shutdown_timeout(settings.shutdown_timeout.as_secs());
     if let Some(workers) = settings.workers {

@@ -18,6 +18,10 @@ pub struct AppState {
     pub dummy_hash: String,
     pub refresh_token_ttl: Duration,
     pub max_body_bytes: usize,
+    /// How long a client may take to send a request body.
+    pub body_timeout: Duration,
+    /// Requests in flight per client address.
+    pub in_flight: std::sync::Arc<InFlight>,
     /// The game use cases' database and time rules (the length of a day, how
     /// long invitations wait).
     pub games: crate::games::Games,
@@ -47,5 +51,57 @@ impl Readiness {
     pub fn unavailable_since(&self, window: std::time::Duration) -> Option<std::time::Duration> {
         let last = *self.last_unavailable.lock().ok()?;
         last.map(|t| t.elapsed()).filter(|ago| *ago <= window)
+    }
+}
+
+/// Requests in flight per client address, capped so that one client (say,
+/// one sending bodies a byte at a time) cannot hold every connection.
+#[derive(Debug)]
+pub struct InFlight {
+    limit: usize,
+    by_client: std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>,
+}
+
+impl InFlight {
+    pub fn new(limit: usize) -> Self {
+        Self {
+            limit,
+            by_client: Default::default(),
+        }
+    }
+
+    /// Counts a request of `client` while the guard lives; `None` when the
+    /// client already has `limit` in flight.
+    pub fn enter(self: &std::sync::Arc<Self>, client: std::net::IpAddr) -> Option<InFlightGuard> {
+        let mut map = self.by_client.lock().ok()?;
+        let n = map.entry(client).or_default();
+        if *n >= self.limit {
+            return None;
+        }
+        *n += 1;
+        Some(InFlightGuard {
+            of: self.clone(),
+            client,
+        })
+    }
+}
+
+/// One request in flight; counted out when dropped.
+#[derive(Debug)]
+pub struct InFlightGuard {
+    of: std::sync::Arc<InFlight>,
+    client: std::net::IpAddr,
+}
+
+impl Drop for InFlightGuard {
+    fn drop(&mut self) {
+        if let Ok(mut map) = self.of.by_client.lock() {
+            if let Some(n) = map.get_mut(&self.client) {
+                *n -= 1;
+                if *n == 0 {
+                    map.remove(&self.client);
+                }
+            }
+        }
     }
 }

@@ -168,6 +168,12 @@ pub struct Settings {
     pub refresh_token_ttl: Duration,
     pub auth_rate_limit_per_minute: NonZeroU32,
     pub max_body_bytes: usize,
+    /// How long a client may take to send a request body.
+    pub body_timeout: Duration,
+    /// Open connections per HTTP worker at most.
+    pub max_connections: usize,
+    /// Requests in flight from one client address at most.
+    pub max_requests_per_client: usize,
     pub workers: Option<usize>,
     pub shutdown_timeout: Duration,
     pub log_filter: String,
@@ -343,6 +349,21 @@ impl Settings {
             )?)
             .expect("lower bound is 1"),
             max_body_bytes: number(&get, "SANNIN_MAX_BODY_BYTES", 65_536, 1_024, 16 << 20)?,
+            body_timeout: Duration::from_millis(number(
+                &get,
+                "SANNIN_BODY_TIMEOUT_MS",
+                10_000,
+                100,
+                600_000,
+            )?),
+            max_connections: number(&get, "SANNIN_MAX_CONNECTIONS", 256, 1, 25_000)?,
+            max_requests_per_client: number(
+                &get,
+                "SANNIN_MAX_REQUESTS_PER_CLIENT",
+                32,
+                1,
+                100_000,
+            )?,
             workers,
             shutdown_timeout: Duration::from_secs(number(
                 &get,

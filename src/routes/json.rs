@@ -15,8 +15,9 @@ use crate::domain::FieldError;
 use crate::error::ApiError;
 use crate::state::AppState;
 
-/// Fallback limit when the app state is missing (it never is in the server).
+/// Fallback limits when the app state is missing (it never is in the server).
 const DEFAULT_LIMIT: usize = 65_536;
+const DEFAULT_BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 pub struct ApiJson<T>(pub T);
 
@@ -32,9 +33,10 @@ impl<T: DeserializeOwned + 'static> FromRequest for ApiJson<T> {
     type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let limit = req
-            .app_data::<web::Data<AppState>>()
-            .map_or(DEFAULT_LIMIT, |s| s.max_body_bytes);
+        let state = req.app_data::<web::Data<AppState>>();
+        let limit = state.map_or(DEFAULT_LIMIT, |s| s.max_body_bytes);
+        let deadline =
+            tokio::time::Instant::now() + state.map_or(DEFAULT_BODY_TIMEOUT, |s| s.body_timeout);
         let json = is_json(req);
         let declared = req
             .headers()
@@ -50,7 +52,12 @@ impl<T: DeserializeOwned + 'static> FromRequest for ApiJson<T> {
                 return Err(ApiError::PayloadTooLarge { limit });
             }
             let mut body = web::BytesMut::new();
-            while let Some(chunk) = payload.next().await {
+            loop {
+                // A body sent too slowly holds a connection: cut it off.
+                let next = tokio::time::timeout_at(deadline, payload.next())
+                    .await
+                    .map_err(|_| ApiError::BodyTimeout)?;
+                let Some(chunk) = next else { break };
                 let chunk = chunk.map_err(|e| {
                     ApiError::MalformedJson(format!("body could not be read ({e})"))
                 })?;

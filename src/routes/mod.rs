@@ -11,6 +11,7 @@ pub mod games;
 pub mod headers;
 pub mod health;
 pub mod json;
+pub mod limits;
 pub mod me;
 pub mod notifications;
 pub mod openapi;

@@ -181,3 +181,71 @@ async fn a_request_stuck_behind_a_lock_answers_503_in_time() {
     })
     .await;
 }
+
+/// Sends request headers declaring a body of `declared` bytes, then `sent`
+/// of them, and keeps the connection open; the socket, to read from.
+fn slow_body(app: &TestApp, declared: usize, sent: usize) -> std::net::TcpStream {
+    use std::io::Write as _;
+    let addr = app.address.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "POST /api/v1/accounts HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {declared}\r\n\r\n{}",
+        "{".repeat(sent)
+    )
+    .unwrap();
+    s.flush().unwrap();
+    s
+}
+
+/// Reads what the server answers until it closes the connection (or 30 s
+/// pass, which fails the test that expects an answer).
+fn answer_and_close(mut s: std::net::TcpStream) -> String {
+    use std::io::Read as _;
+    s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let mut got = Vec::new();
+    let _ = s.read_to_end(&mut got);
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+/// Item 5: a body sent too slowly is cut off with 408 and the connection
+/// closed (without the body timeout the server would wait for it forever).
+#[actix_web::test]
+async fn a_body_sent_too_slowly_is_cut_off() {
+    let app = crate::helpers::spawn_app_with(Backend::Sqlite, |s| {
+        s.body_timeout = std::time::Duration::from_millis(300);
+    })
+    .await;
+    let stream = slow_body(&app, 1000, 1);
+    let got = tokio::task::spawn_blocking(move || answer_and_close(stream))
+        .await
+        .unwrap();
+    assert!(got.starts_with("HTTP/1.1 408"), "{got}");
+    assert!(got.contains("request-timeout"), "{got}");
+}
+
+/// Item 5: one client address may have only so many requests in flight; the
+/// next is refused at once with 429 and `Retry-After`, and once the slow
+/// ones are gone the client is served again.
+#[actix_web::test]
+async fn one_client_cannot_hold_every_connection() {
+    let app = crate::helpers::spawn_app_with(Backend::Sqlite, |s| {
+        s.max_requests_per_client = 3;
+        s.body_timeout = std::time::Duration::from_secs(20);
+    })
+    .await;
+    let held: Vec<_> = (0..3).map(|_| slow_body(&app, 1000, 1)).collect();
+    let res = crate::helpers::eventually("the fourth request refused", || async {
+        let res = app.healthz().await;
+        (res.status() == StatusCode::TOO_MANY_REQUESTS).then_some(res)
+    })
+    .await;
+    assert!(res.headers().contains_key("retry-after"));
+    crate::helpers::assert_problem(res, StatusCode::TOO_MANY_REQUESTS, "too-many-in-flight").await;
+    drop(held);
+    crate::helpers::eventually("served again", || async {
+        (app.healthz().await.status() == StatusCode::OK).then_some(())
+    })
+    .await;
+}
