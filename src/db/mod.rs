@@ -28,20 +28,60 @@ const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqli
 /// A transaction for work that writes. On SQLite it takes the database's
 /// write lock first (a write that changes nothing), so that work which reads
 /// before it writes waits its turn under the busy timeout, instead of failing
-/// with "database is locked" when another writer commits in between. On
-/// PostgreSQL row locks and MVCC do that job, and it is a plain transaction.
+/// with "database is locked" when another writer commits in between; and
+/// before that it queues, fairly, behind this process's other writers to the
+/// same file, so that however large the pool only one of them at a time
+/// contends for the file lock (with other processes' writers). On PostgreSQL
+/// row locks and MVCC do that job, and it is a plain transaction.
 pub fn write_transaction<T, E, F>(conn: &mut DbConnection, f: F) -> Result<T, E>
 where
     F: FnOnce(&mut DbConnection) -> Result<T, E>,
     E: From<diesel::result::Error>,
 {
     use diesel::RunQueryDsl as _;
+    let _turn = match conn {
+        DbConnection::Sqlite(c) => sqlite_writer_turn(c)?,
+        DbConnection::Postgres(_) => None,
+    };
     conn.transaction(|conn| {
         if let DbConnection::Sqlite(c) = conn {
             diesel::sql_query("UPDATE server_secrets SET name = name WHERE 0").execute(c)?;
         }
         f(conn)
     })
+}
+
+/// One fair queue of writers per SQLite file in this process.
+static SQLITE_WRITERS: std::sync::LazyLock<
+    parking_lot::Mutex<
+        std::collections::HashMap<String, std::sync::Arc<parking_lot::FairMutex<()>>>,
+    >,
+> = std::sync::LazyLock::new(Default::default);
+
+/// Waits for this connection's turn to write to its SQLite file; `None` when
+/// it is inside a transaction already (the outer one holds the turn).
+fn sqlite_writer_turn(
+    c: &mut SqliteConnection,
+) -> diesel::QueryResult<Option<parking_lot::lock_api::ArcMutexGuard<parking_lot::RawFairMutex, ()>>>
+{
+    use diesel::connection::{AnsiTransactionManager, TransactionManager as _};
+    use diesel::RunQueryDsl as _;
+    if AnsiTransactionManager::transaction_manager_status_mut(c)
+        .transaction_depth()?
+        .is_some()
+    {
+        return Ok(None);
+    }
+    #[derive(diesel::QueryableByName)]
+    struct File {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        file: String,
+    }
+    let file = diesel::sql_query("SELECT file FROM pragma_database_list WHERE name = 'main'")
+        .get_result::<File>(c)?
+        .file;
+    let queue = SQLITE_WRITERS.lock().entry(file).or_default().clone();
+    Ok(Some(queue.lock_arc()))
 }
 
 /// A connection to whichever backend `DATABASE_URL` names.
