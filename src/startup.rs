@@ -58,7 +58,7 @@ impl Application {
         let (pool, jwt_secret, dummy_hash) = actix_web::rt::task::spawn_blocking(move || {
             let pool = open_database(&db_settings)?;
             let secret = match &db_settings.jwt_secret {
-                Some(secret) => secret.expose().to_owned(),
+                Some(secret) => secrecy::ExposeSecret::expose_secret(secret).to_owned(),
                 None => {
                     let mut conn = pool.get().context("no database connection")?;
                     db::secrets::get_or_create(&mut conn, JWT_KEY_NAME, opaque::signing_key)

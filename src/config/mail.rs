@@ -102,7 +102,7 @@ pub(super) fn mail_settings(
                 SmtpTls::Tls => 465,
             };
             let credentials = match (get("SANNIN_SMTP_USERNAME"), get("SANNIN_SMTP_PASSWORD")) {
-                (Some(user), Some(password)) => Some((user, Secret::new(password))),
+                (Some(user), Some(password)) => Some((user, Secret::from(password))),
                 (None, None) => None,
                 (Some(_), None) => {
                     return Err(ConfigError::new(

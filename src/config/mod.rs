@@ -2,6 +2,8 @@
 //! at start-up. Every problem names the variable it comes from.
 
 use std::fmt;
+
+use secrecy::ExposeSecret as _;
 use std::net::ToSocketAddrs;
 use std::num::NonZeroU32;
 use std::path::PathBuf;
@@ -130,24 +132,9 @@ impl fmt::Display for DatabaseUrl {
     }
 }
 
-/// A secret string that never shows up in `Debug` output or logs.
-#[derive(Clone)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn new(value: String) -> Self {
-        Self(value)
-    }
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret(***)")
-    }
-}
+/// A secret string: redacted in `Debug` output and logs, zeroed when
+/// dropped; `expose_secret()` (from `secrecy::ExposeSecret`) reads it.
+pub type Secret = secrecy::SecretString;
 
 /// Every setting of the service.
 #[derive(Debug, Clone)]
@@ -243,7 +230,7 @@ impl Settings {
             DatabaseUrl::parse(&get("DATABASE_URL").unwrap_or_else(|| "sqlite://sannin.db".into()))
                 .map_err(|m| ConfigError::new("DATABASE_URL", m))?;
 
-        let jwt_secret = get("SANNIN_JWT_SECRET").map(Secret::new);
+        let jwt_secret = get("SANNIN_JWT_SECRET").map(Secret::from);
         match (&jwt_secret, environment) {
             (None, Environment::Production) => {
                 return Err(ConfigError::new(
@@ -251,7 +238,7 @@ impl Settings {
                     "required when SANNIN_ENV=production",
                 ))
             }
-            (Some(secret), _) if secret.expose().len() < MIN_JWT_SECRET_BYTES => {
+            (Some(secret), _) if secret.expose_secret().len() < MIN_JWT_SECRET_BYTES => {
                 return Err(ConfigError::new(
                     "SANNIN_JWT_SECRET",
                     format!("must be at least {MIN_JWT_SECRET_BYTES} bytes long"),

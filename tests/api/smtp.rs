@@ -304,7 +304,7 @@ impl SmtpServer {
                 host: "localhost".into(),
                 port: self.port,
                 tls: SmtpTls::StartTls,
-                credentials: Some((secured.user.clone(), Secret::new(secured.password.clone()))),
+                credentials: Some((secured.user.clone(), Secret::from(secured.password.clone()))),
                 ca_file: Some(secured.ca_file()),
             },
             Front::Tls(secured, port) => MailTransport::Smtp {

@@ -54,8 +54,10 @@ impl Transport {
                     .port(*port)
                     .timeout(Some(STEP_TIMEOUT));
                 if let Some((user, password)) = credentials {
-                    builder = builder
-                        .credentials(Credentials::new(user.clone(), password.expose().to_owned()));
+                    builder = builder.credentials(Credentials::new(
+                        user.clone(),
+                        secrecy::ExposeSecret::expose_secret(password).to_owned(),
+                    ));
                 }
                 Self::Smtp(builder.build())
             }
