@@ -43,13 +43,15 @@ impl RateLimits {
     }
 
     /// Counts one request from `client`; refuses with the wait in seconds.
+    /// IPv6 clients count by their /64 network: one host usually holds a
+    /// whole /64, and could otherwise take a fresh address per request.
     pub fn check(&self, which: Limited, client: IpAddr) -> Result<(), RateLimited> {
         let limiter = match which {
             Limited::Login => &self.login,
             Limited::Registration => &self.registration,
             Limited::Refresh => &self.refresh,
         };
-        limiter.check_key(&client).map_err(|not_until| {
+        limiter.check_key(&network_of(client)).map_err(|not_until| {
             let wait = not_until.wait_time_from(self.clock.now());
             RateLimited {
                 retry_after_secs: wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
@@ -62,6 +64,21 @@ impl RateLimits {
         self.login.retain_recent();
         self.registration.retain_recent();
         self.refresh.retain_recent();
+    }
+}
+
+/// The key a client counts under: an IPv4 address (an IPv4-mapped IPv6
+/// one as IPv4), or the /64 network of an IPv6 address.
+fn network_of(client: IpAddr) -> IpAddr {
+    match client {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
     }
 }
 
@@ -187,5 +204,31 @@ mod tests {
         }
         assert!(limits.check(Limited::Login, b).is_ok());
         assert!(limits.check(Limited::Refresh, a).is_ok());
+    }
+
+    #[test]
+    fn ipv6_clients_count_by_their_slash_64() {
+        let limits = RateLimits::new(NonZeroU32::new(2).unwrap());
+        let host = |s: &str| -> IpAddr { s.parse().unwrap() };
+        assert!(limits
+            .check(Limited::Login, host("2001:db8:1:2::1"))
+            .is_ok());
+        assert!(limits
+            .check(Limited::Login, host("2001:db8:1:2::ffff"))
+            .is_ok());
+        // A third address in the same /64 is the same client.
+        assert!(limits
+            .check(Limited::Login, host("2001:db8:1:2:abcd::9"))
+            .is_err());
+        // Another /64 is another client.
+        assert!(limits
+            .check(Limited::Login, host("2001:db8:1:3::1"))
+            .is_ok());
+        // An IPv4-mapped address is its IPv4 address.
+        assert!(limits
+            .check(Limited::Login, host("::ffff:192.0.2.1"))
+            .is_ok());
+        assert!(limits.check(Limited::Login, host("192.0.2.1")).is_ok());
+        assert!(limits.check(Limited::Login, host("192.0.2.1")).is_err());
     }
 }
