@@ -412,20 +412,23 @@ pub fn elimination(e: Elimination) -> &'static str {
     e.code()
 }
 
+/// A stored event row of game `g1` for user `u1`, for tests.
+#[cfg(test)]
+pub(crate) fn test_row(event_type: &str, payload: Value) -> EventRow {
+    EventRow {
+        id: "e1".into(),
+        game_id: "g1".into(),
+        event_type: event_type.into(),
+        user_id: "u1".into(),
+        payload: payload.to_string(),
+        created_at: chrono::DateTime::from_timestamp(0, 0).unwrap().naive_utc(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_row as row;
     use super::*;
-
-    fn row(event_type: &str, payload: Value) -> EventRow {
-        EventRow {
-            id: "e1".into(),
-            game_id: "g1".into(),
-            event_type: event_type.into(),
-            user_id: "u1".into(),
-            payload: payload.to_string(),
-            created_at: chrono::DateTime::from_timestamp(0, 0).unwrap().naive_utc(),
-        }
-    }
 
     #[test]
     fn events_read_back_as_written() {

@@ -127,13 +127,10 @@ async fn an_attempt_cut_short_by_a_crash_stays_in_the_log(backend: Backend) {
     ping(&app, &t.tokens[0], id).await;
 
     // The crashed process: claims, logs the start of its attempt, and dies.
-    let url = sannin::config::DatabaseUrl::parse(&app.database_url()).unwrap();
     let now = app.clock.now();
-    actix_web::rt::task::spawn_blocking(move || {
-        let pool = sannin::db::connect(&url, 1, Duration::from_secs(5)).unwrap();
-        let mut conn = pool.get().unwrap();
+    app.with_connection(move |conn| {
         let lease = now + chrono::Duration::minutes(1);
-        let claimed = sannin::db::webhooks::claim_due(&mut conn, now, lease, 10, &[]).unwrap();
+        let claimed = sannin::db::webhooks::claim_due(conn, now, lease, 10, &[]).unwrap();
         assert_eq!(claimed.len(), 1);
         let attempt = sannin::db::webhooks::AttemptRow {
             id: "crashed-attempt".into(),
@@ -144,10 +141,9 @@ async fn an_attempt_cut_short_by_a_crash_stays_in_the_log(backend: Backend) {
             error: Some(UNFINISHED.into()),
             finished: false,
         };
-        sannin::db::webhooks::begin_attempt(&mut conn, &attempt).unwrap();
+        sannin::db::webhooks::begin_attempt(conn, &attempt).unwrap();
     })
-    .await
-    .unwrap();
+    .await;
 
     let _survivor = app
         .restart_with(|s| {

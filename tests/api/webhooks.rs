@@ -425,17 +425,14 @@ async fn a_claim_lost_in_a_crash_is_delivered_later(backend: Backend) {
     ping(&app, &t.tokens[0], id).await;
 
     // The crashed process: claims with a one-minute lease and never sends.
-    let url = sannin::config::DatabaseUrl::parse(&app.database_url()).unwrap();
     let now = app.clock.now();
-    let claimed = actix_web::rt::task::spawn_blocking(move || {
-        let pool = sannin::db::connect(&url, 1, Duration::from_secs(5)).unwrap();
-        let mut conn = pool.get().unwrap();
-        sannin::db::webhooks::claim_due(&mut conn, now, now + chrono::Duration::minutes(1), 10, &[])
-            .unwrap()
-            .len()
-    })
-    .await
-    .unwrap();
+    let claimed = app
+        .with_connection(move |conn| {
+            sannin::db::webhooks::claim_due(conn, now, now + chrono::Duration::minutes(1), 10, &[])
+                .unwrap()
+                .len()
+        })
+        .await;
     assert_eq!(claimed, 1);
 
     let _survivor = app

@@ -446,15 +446,7 @@ mod tests {
     }
 
     fn stored(event_type: &str, payload: serde_json::Value) -> StoredEvent {
-        StoredEvent::parse(&crate::db::games::EventRow {
-            id: "e1".into(),
-            game_id: "g1".into(),
-            event_type: event_type.into(),
-            user_id: "u1".into(),
-            payload: payload.to_string(),
-            created_at: chrono::DateTime::from_timestamp(0, 0).unwrap().naive_utc(),
-        })
-        .unwrap()
+        StoredEvent::parse(&events::test_row(event_type, payload)).unwrap()
     }
 
     #[test]

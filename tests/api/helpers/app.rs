@@ -192,14 +192,26 @@ impl TestApp {
 
     /// As `execute_sql`, giving the database's refusal back.
     pub async fn try_execute_sql(&self, sql: &str) -> Result<(), String> {
-        let url = sannin::config::DatabaseUrl::parse(&self.database_url()).unwrap();
         let sql = sql.to_owned();
+        self.with_connection(move |conn| {
+            diesel::RunQueryDsl::execute(diesel::sql_query(sql), conn)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        })
+        .await
+    }
+
+    /// Runs `f` on a connection of its own to the app's database, as another
+    /// process (or an operator) would.
+    pub async fn with_connection<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut sannin::db::DbConnection) -> T + Send + 'static,
+    ) -> T {
+        let url = sannin::config::DatabaseUrl::parse(&self.database_url()).unwrap();
         tokio::task::spawn_blocking(move || {
             let pool = sannin::db::connect(&url, 1, std::time::Duration::from_secs(5)).unwrap();
             let mut conn = pool.get().unwrap();
-            diesel::RunQueryDsl::execute(diesel::sql_query(sql), &mut *conn)
-                .map(drop)
-                .map_err(|e| e.to_string())
+            f(&mut conn)
         })
         .await
         .unwrap()
