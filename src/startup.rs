@@ -44,7 +44,7 @@ pub struct Application {
 
 impl Application {
     /// Opens the database, applies migrations, loads the signing key and binds
-    /// `settings.bind`.
+    /// `settings.http.bind`.
     pub async fn build(settings: Settings) -> anyhow::Result<Self> {
         Self::build_with(settings, Dependencies::default()).await
     }
@@ -57,7 +57,7 @@ impl Application {
         let db_settings = settings.clone();
         let (pool, jwt_secret, dummy_hash) = actix_web::rt::task::spawn_blocking(move || {
             let pool = open_database(&db_settings)?;
-            let secret = match &db_settings.jwt_secret {
+            let secret = match &db_settings.auth.jwt_secret {
                 Some(secret) => secrecy::ExposeSecret::expose_secret(secret).to_owned(),
                 None => {
                     let mut conn = pool.get().context("no database connection")?;
@@ -75,29 +75,29 @@ impl Application {
         let mail = MailContext::new(
             &settings.mail,
             jwt_secret.as_bytes(),
-            settings.jwt_issuer.clone(),
+            settings.auth.jwt_issuer.clone(),
             clock.clone(),
         )?;
         let state = AppState {
             pool: pool.clone(),
             jwt: JwtKeys::new(
                 jwt_secret.as_bytes(),
-                settings.jwt_issuer.clone(),
-                settings.jwt_audience.clone(),
-                settings.access_token_ttl,
+                settings.auth.jwt_issuer.clone(),
+                settings.auth.jwt_audience.clone(),
+                settings.auth.access_token_ttl,
                 clock.clone(),
             ),
             clock: clock.clone(),
-            rate_limits: RateLimits::new(settings.auth_rate_limit_per_minute),
+            rate_limits: RateLimits::new(settings.auth.rate_limit_per_minute),
             readiness: Default::default(),
-            body_timeout: settings.body_timeout,
+            body_timeout: settings.http.body_timeout,
             in_flight: std::sync::Arc::new(crate::state::InFlight::new(
-                settings.max_requests_per_client,
+                settings.http.max_requests_per_client,
             )),
-            trusted_proxies: TrustedProxies::new(settings.trusted_proxies.clone()),
+            trusted_proxies: TrustedProxies::new(settings.http.trusted_proxies.clone()),
             dummy_hash,
-            refresh_token_ttl: settings.refresh_token_ttl,
-            max_body_bytes: settings.max_body_bytes,
+            refresh_token_ttl: settings.auth.refresh_token_ttl,
+            max_body_bytes: settings.http.max_body_bytes,
             games: crate::games::Games {
                 pool: pool.clone(),
                 settings: games_settings(&settings),
@@ -112,8 +112,8 @@ impl Application {
             mail,
         };
 
-        let listener = TcpListener::bind(&settings.bind)
-            .with_context(|| format!("SANNIN_BIND: cannot listen on {}", settings.bind))?;
+        let listener = TcpListener::bind(&settings.http.bind)
+            .with_context(|| format!("SANNIN_BIND: cannot listen on {}", settings.http.bind))?;
         let port = listener.local_addr()?.port();
         let (server, jobs) = run(listener, state, &settings)?;
         Ok(Self { port, server, jobs })
@@ -138,10 +138,10 @@ impl Application {
 }
 
 fn games_settings(settings: &Settings) -> crate::games::Settings {
-    let day = chrono::Duration::seconds(settings.day_seconds as i64);
+    let day = chrono::Duration::seconds(settings.games.day_seconds as i64);
     crate::games::Settings {
         day,
-        open_for: day * settings.invitation_days as i32,
+        open_for: day * settings.games.invitation_days as i32,
     }
 }
 
@@ -149,22 +149,22 @@ fn games_settings(settings: &Settings) -> crate::games::Settings {
 /// own, without the statement and lock timeouts that bound requests.
 fn open_database(settings: &Settings) -> anyhow::Result<Pool> {
     let applied = {
-        let migrator = db::connect(&settings.database_url, 1, settings.database_timeout)?;
+        let migrator = db::connect(&settings.database.url, 1, settings.database.timeout)?;
         let mut conn = migrator.get().context("no database connection")?;
         db::run_migrations(&mut conn)?
     };
     let pool = db::connect_with(
-        &settings.database_url,
-        settings.database_pool_size,
-        settings.database_timeout,
+        &settings.database.url,
+        settings.database.pool_size,
+        settings.database.timeout,
         db::QueryLimits {
-            statement_timeout: settings.database_statement_timeout,
-            lock_timeout: settings.database_lock_timeout,
+            statement_timeout: settings.database.statement_timeout,
+            lock_timeout: settings.database.lock_timeout,
         },
     )?;
     tracing::info!(
-        database = %settings.database_url,
-        backend = settings.database_url.backend_name(),
+        database = %settings.database.url,
+        backend = settings.database.url.backend_name(),
         migrations_applied = applied,
         "database ready"
     );
@@ -209,10 +209,10 @@ fn run(
     // after 5 s, and bodies have `SANNIN_BODY_TIMEOUT_MS` (see routes/json.rs).
     .client_request_timeout(Duration::from_secs(5))
     .keep_alive(Duration::from_secs(5))
-    .max_connections(settings.max_connections)
+    .max_connections(settings.http.max_connections)
     .listen(listener)?
-    .shutdown_timeout(settings.shutdown_timeout.as_secs());
-    if let Some(workers) = settings.workers {
+    .shutdown_timeout(settings.http.shutdown_timeout.as_secs());
+    if let Some(workers) = settings.http.workers {
         server = server.workers(workers);
     }
     Ok((server.run(), jobs))
@@ -226,7 +226,7 @@ fn jobs(state: &AppState, settings: &Settings) -> anyhow::Result<jobs::Handle> {
     let mut runner = jobs::Runner::new(
         state.pool.clone(),
         state.clock.clone(),
-        settings.shutdown_timeout,
+        settings.http.shutdown_timeout,
     );
     runner
         .channel(notify::delivery::Webhooks::new(
@@ -238,10 +238,14 @@ fn jobs(state: &AppState, settings: &Settings) -> anyhow::Result<jobs::Handle> {
             transport: mail::transport::Transport::new(&settings.mail.transport)?,
         });
     let games = state.games.settings;
-    runner.every("deadlines", settings.sweep_interval, move |conn, now| {
-        let swept = crate::games::sweeper::sweep_once(conn, &games, now)?;
-        Ok((swept != Default::default()).then(|| swept.to_string()))
-    });
+    runner.every(
+        "deadlines",
+        settings.games.sweep_interval,
+        move |conn, now| {
+            let swept = crate::games::sweeper::sweep_once(conn, &games, now)?;
+            Ok((swept != Default::default()).then(|| swept.to_string()))
+        },
+    );
     Ok(runner.start())
 }
 
@@ -268,7 +272,7 @@ pub fn serve() -> ExitCode {
     };
     telemetry::init(&settings);
     actix_web::rt::System::new().block_on(async move {
-        let bind = settings.bind.clone();
+        let bind = settings.http.bind.clone();
         let app = match Application::build(settings).await {
             Ok(app) => app,
             Err(e) => {
@@ -305,7 +309,7 @@ pub fn migrate() -> ExitCode {
     };
     telemetry::init(&settings);
     let result =
-        db::connect(&settings.database_url, 1, settings.database_timeout).and_then(|pool| {
+        db::connect(&settings.database.url, 1, settings.database.timeout).and_then(|pool| {
             let mut conn = pool.get().context("no database connection")?;
             db::run_migrations(&mut conn)
         });
@@ -313,7 +317,7 @@ pub fn migrate() -> ExitCode {
         Ok(applied) => {
             println!(
                 "applied {applied} migration(s) to {}",
-                settings.database_url
+                settings.database.url
             );
             ExitCode::SUCCESS
         }

@@ -16,7 +16,7 @@ pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// Installs the global subscriber. An invalid filter falls back to `info`.
 pub fn init(settings: &Settings) {
-    let filter = EnvFilter::try_new(&settings.log_filter).unwrap_or_else(|e| {
+    let filter = EnvFilter::try_new(&settings.log.filter).unwrap_or_else(|e| {
         eprintln!("sannin: SANNIN_LOG: {e}; using `info`");
         EnvFilter::new("info")
     });
@@ -24,7 +24,7 @@ pub fn init(settings: &Settings) {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-    let installed = match settings.log_format {
+    let installed = match settings.log.format {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder
             .json()

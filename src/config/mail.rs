@@ -4,11 +4,13 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::values::{number, retry_scale};
+use super::raw::{variable, RawMail};
+use super::values::{retry_scale, within};
 use super::{ConfigError, Environment, Secret};
 
 /// How the SMTP connection is secured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum SmtpTls {
     /// Plain text (a relay on the same host or a test server).
     None,
@@ -50,26 +52,28 @@ pub struct MailSettings {
 }
 
 pub(super) fn mail_settings(
-    get: &impl Fn(&'static str) -> Option<String>,
+    raw: RawMail,
     environment: Environment,
     bind: &str,
 ) -> Result<MailSettings, ConfigError> {
-    let from = get("SANNIN_MAIL_FROM").unwrap_or_else(|| "Sannin <sannin@localhost>".into());
+    let from = raw
+        .from
+        .unwrap_or_else(|| "Sannin <sannin@localhost>".into());
     if let Err(e) = from.parse::<lettre::message::Mailbox>() {
         return Err(ConfigError::new(
-            "SANNIN_MAIL_FROM",
+            variable("mail.from"),
             format!("`{from}` is not a mailbox such as `Sannin <games@example.org>` ({e})"),
         ));
     }
-    let public_url = match get("SANNIN_PUBLIC_URL") {
+    let public_url = match raw.public_url {
         Some(url) => {
-            let url = url.trim().trim_end_matches('/').to_owned();
+            let url = url.trim_end_matches('/').to_owned();
             let valid = (url.starts_with("http://") || url.starts_with("https://"))
                 && !url.contains(char::is_whitespace)
                 && reqwest::Url::parse(&url).is_ok();
             if !valid {
                 return Err(ConfigError::new(
-                    "SANNIN_PUBLIC_URL",
+                    variable("mail.public_url"),
                     format!("`{url}` is not an http:// or https:// URL"),
                 ));
             }
@@ -77,78 +81,76 @@ pub(super) fn mail_settings(
         }
         None if environment == Environment::Production => {
             return Err(ConfigError::new(
-                "SANNIN_PUBLIC_URL",
+                variable("mail.public_url"),
                 "required when SANNIN_ENV=production (links in mail start with it)",
             ))
         }
         None => format!("http://{bind}"),
     };
-    let transport = match get("SANNIN_SMTP_HOST") {
+    let transport = match raw.smtp_host {
         Some(host) => {
-            let tls = match get("SANNIN_SMTP_TLS").as_deref().map(str::trim) {
-                None | Some("starttls") => SmtpTls::StartTls,
-                Some("tls") => SmtpTls::Tls,
-                Some("none") => SmtpTls::None,
-                Some(other) => {
-                    return Err(ConfigError::new(
-                        "SANNIN_SMTP_TLS",
-                        format!("`{other}` is not one of none, starttls, tls"),
-                    ))
-                }
-            };
+            let tls = raw.smtp_tls.unwrap_or(SmtpTls::StartTls);
             let default_port = match tls {
                 SmtpTls::None => 25,
                 SmtpTls::StartTls => 587,
                 SmtpTls::Tls => 465,
             };
-            let credentials = match (get("SANNIN_SMTP_USERNAME"), get("SANNIN_SMTP_PASSWORD")) {
+            let credentials = match (raw.smtp_username, raw.smtp_password) {
                 (Some(user), Some(password)) => Some((user, Secret::from(password))),
                 (None, None) => None,
                 (Some(_), None) => {
                     return Err(ConfigError::new(
-                        "SANNIN_SMTP_PASSWORD",
+                        variable("mail.smtp_password"),
                         "required with SANNIN_SMTP_USERNAME",
                     ))
                 }
                 (None, Some(_)) => {
                     return Err(ConfigError::new(
-                        "SANNIN_SMTP_USERNAME",
+                        variable("mail.smtp_username"),
                         "required with SANNIN_SMTP_PASSWORD",
                     ))
                 }
             };
-            let ca_file = get("SANNIN_SMTP_CA_FILE").map(PathBuf::from);
+            let ca_file = raw.smtp_ca_file.map(PathBuf::from);
             if ca_file.is_some() && tls == SmtpTls::None {
                 return Err(ConfigError::new(
-                    "SANNIN_SMTP_CA_FILE",
+                    variable("mail.smtp_ca_file"),
                     "set, but SANNIN_SMTP_TLS=none uses no certificates",
                 ));
             }
             MailTransport::Smtp {
-                host: host.trim().to_owned(),
-                port: number(get, "SANNIN_SMTP_PORT", default_port, 1, 65_535)?,
+                host,
+                port: within(
+                    variable("mail.smtp_port"),
+                    raw.smtp_port,
+                    default_port,
+                    1,
+                    65_535,
+                )?,
                 tls,
                 credentials,
                 ca_file,
             }
         }
         None => {
-            for var in [
-                "SANNIN_SMTP_PORT",
-                "SANNIN_SMTP_TLS",
-                "SANNIN_SMTP_USERNAME",
-                "SANNIN_SMTP_PASSWORD",
-                "SANNIN_SMTP_CA_FILE",
-            ] {
-                if get(var).is_some() {
-                    return Err(ConfigError::new(var, "set, but SANNIN_SMTP_HOST is not"));
-                }
+            let stray = [
+                ("mail.smtp_port", raw.smtp_port.is_some()),
+                ("mail.smtp_tls", raw.smtp_tls.is_some()),
+                ("mail.smtp_username", raw.smtp_username.is_some()),
+                ("mail.smtp_password", raw.smtp_password.is_some()),
+                ("mail.smtp_ca_file", raw.smtp_ca_file.is_some()),
+            ];
+            if let Some((key, _)) = stray.iter().find(|(_, set)| *set) {
+                return Err(ConfigError::new(
+                    variable(key),
+                    "set, but SANNIN_SMTP_HOST is not",
+                ));
             }
-            match get("SANNIN_MAIL_DIR") {
+            match raw.dir {
                 Some(dir) => MailTransport::Dir(PathBuf::from(dir)),
                 None if environment == Environment::Production => {
                     return Err(ConfigError::new(
-                        "SANNIN_SMTP_HOST",
+                        variable("mail.smtp_host"),
                         "required when SANNIN_ENV=production (or set SANNIN_MAIL_DIR to keep mail in a folder)",
                     ))
                 }
@@ -160,13 +162,13 @@ pub(super) fn mail_settings(
         transport,
         from,
         public_url,
-        poll_interval: Duration::from_millis(number(
-            get,
-            "SANNIN_MAIL_POLL_INTERVAL_MS",
+        poll_interval: Duration::from_millis(within(
+            variable("mail.poll_interval_ms"),
+            raw.poll_interval_ms,
             1_000,
             50,
             3_600_000,
         )?),
-        retry_scale: retry_scale(get, "SANNIN_MAIL_RETRY_SCALE")?,
+        retry_scale: retry_scale(variable("mail.retry_scale"), raw.retry_scale)?,
     })
 }

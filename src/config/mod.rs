@@ -1,5 +1,8 @@
 //! Settings from the environment (and an optional `.env` file), validated once
-//! at start-up. Every problem names the variable it comes from.
+//! at start-up, in sections: http, database, auth, games, webhooks, mail, log.
+//! figment gathers the variables into raw sections that serde parses
+//! (`raw`); ranges and cross-field rules are checked here. Every problem is
+//! one line naming the variable it comes from.
 
 use std::fmt;
 
@@ -10,11 +13,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 mod mail;
+mod raw;
 mod values;
 
 use mail::mail_settings;
 pub use mail::{MailSettings, MailTransport, SmtpTls};
-use values::{networks, number, ports, retry_scale};
+use raw::variable;
+use values::{networks, ports, retry_scale, within};
 
 /// A configuration problem, reported as one line naming the variable.
 #[derive(Debug, thiserror::Error)]
@@ -34,14 +39,16 @@ impl ConfigError {
 }
 
 /// Where the service runs; production demands explicit secrets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Environment {
     Development,
     Production,
 }
 
 /// Log line format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum LogFormat {
     Text,
     Json,
@@ -136,24 +143,23 @@ impl fmt::Display for DatabaseUrl {
 /// dropped; `expose_secret()` (from `secrecy::ExposeSecret`) reads it.
 pub type Secret = secrecy::SecretString;
 
-/// Every setting of the service.
+/// Every setting of the service, by section.
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub environment: Environment,
+    pub http: HttpSettings,
+    pub database: DatabaseSettings,
+    pub auth: AuthSettings,
+    pub games: GameSettings,
+    pub webhooks: WebhookSettings,
+    pub mail: MailSettings,
+    pub log: LogSettings,
+}
+
+/// The HTTP server and what it accepts.
+#[derive(Debug, Clone)]
+pub struct HttpSettings {
     pub bind: String,
-    pub database_url: DatabaseUrl,
-    pub database_pool_size: u32,
-    pub database_timeout: Duration,
-    /// How long one statement may run on PostgreSQL (zero: no limit).
-    pub database_statement_timeout: Duration,
-    /// How long a statement may wait for a lock on PostgreSQL (zero: no limit).
-    pub database_lock_timeout: Duration,
-    pub jwt_secret: Option<Secret>,
-    pub jwt_issuer: String,
-    pub jwt_audience: String,
-    pub access_token_ttl: Duration,
-    pub refresh_token_ttl: Duration,
-    pub auth_rate_limit_per_minute: NonZeroU32,
     pub max_body_bytes: usize,
     /// How long a client may take to send a request body.
     pub body_timeout: Duration,
@@ -163,36 +169,93 @@ pub struct Settings {
     pub max_requests_per_client: usize,
     pub workers: Option<usize>,
     pub shutdown_timeout: Duration,
-    pub log_filter: String,
-    pub log_format: LogFormat,
-    /// Length of one "day" of a time control (a real day unless shortened for tests
-    /// and demonstrations).
+    /// Reverse proxies whose `X-Forwarded-For` is believed (for rate limits).
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+}
+
+/// The database and how long its work may take.
+#[derive(Debug, Clone)]
+pub struct DatabaseSettings {
+    pub url: DatabaseUrl,
+    pub pool_size: u32,
+    /// How long a request waits for a pooled connection.
+    pub timeout: Duration,
+    /// How long one statement may run on PostgreSQL (zero: no limit).
+    pub statement_timeout: Duration,
+    /// How long a statement may wait for a lock on PostgreSQL (zero: no limit).
+    pub lock_timeout: Duration,
+}
+
+/// Tokens and log-in limits.
+#[derive(Debug, Clone)]
+pub struct AuthSettings {
+    pub jwt_secret: Option<Secret>,
+    pub jwt_issuer: String,
+    pub jwt_audience: String,
+    pub access_token_ttl: Duration,
+    pub refresh_token_ttl: Duration,
+    pub rate_limit_per_minute: NonZeroU32,
+}
+
+/// Time in games.
+#[derive(Debug, Clone)]
+pub struct GameSettings {
+    /// Length of one "day" of a time control (a real day unless shortened for
+    /// tests and demonstrations).
     pub day_seconds: u64,
     /// How often each process looks for expired deadlines and lapsed invitations.
     pub sweep_interval: Duration,
     /// Days invitations and open seats wait before the game lapses.
     pub invitation_days: u64,
+}
+
+/// Where webhooks may point and how they are retried.
+#[derive(Debug, Clone)]
+pub struct WebhookSettings {
     /// Whether webhooks may target private, loopback and link-local addresses.
-    pub webhook_allow_private: bool,
+    pub allow_private: bool,
     /// Networks webhooks may target although they are not publicly routable.
-    pub webhook_allow_networks: Vec<ipnet::IpNet>,
+    pub allow_networks: Vec<ipnet::IpNet>,
     /// Ports webhooks may target.
-    pub webhook_ports: Vec<std::ops::RangeInclusive<u16>>,
-    /// Factor on the webhook retry schedule (1 = 5 s, 5 min, … 24 h); small
-    /// values make retries quick for tests and demonstrations.
-    pub webhook_retry_scale: f64,
+    pub ports: Vec<std::ops::RangeInclusive<u16>>,
+    /// Factor on the retry schedule (1 = 5 s, 5 min, … 24 h); small values
+    /// make retries quick for tests and demonstrations.
+    pub retry_scale: f64,
     /// How often each process looks for webhook deliveries to make.
-    pub webhook_poll_interval: Duration,
+    pub poll_interval: Duration,
     /// How long a webhook receiver has to answer.
-    pub webhook_timeout: Duration,
-    /// Outgoing mail.
-    pub mail: MailSettings,
-    /// Reverse proxies whose `X-Forwarded-For` is believed (for rate limits).
-    pub trusted_proxies: Vec<ipnet::IpNet>,
+    pub timeout: Duration,
+}
+
+/// What is logged and how.
+#[derive(Debug, Clone)]
+pub struct LogSettings {
+    pub filter: String,
+    pub format: LogFormat,
 }
 
 /// The minimum length of an explicit JWT secret (256 bits for HS256).
 const MIN_JWT_SECRET_BYTES: usize = 32;
+
+fn millis(
+    var: &'static str,
+    v: Option<u64>,
+    default: u64,
+    min: u64,
+    max: u64,
+) -> Result<Duration, ConfigError> {
+    within(var, v, default, min, max).map(Duration::from_millis)
+}
+
+fn seconds(
+    var: &'static str,
+    v: Option<u64>,
+    default: u64,
+    min: u64,
+    max: u64,
+) -> Result<Duration, ConfigError> {
+    within(var, v, default, min, max).map(Duration::from_secs)
+}
 
 impl Settings {
     /// Reads the process environment.
@@ -201,197 +264,221 @@ impl Settings {
     }
 
     /// Reads settings through `lookup`, so tests can supply their own values.
+    /// A blank variable counts as unset.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
         let get = |name: &'static str| lookup(name).filter(|v| !v.trim().is_empty());
-
-        let environment = match get("SANNIN_ENV").as_deref().map(str::trim) {
-            None | Some("development") => Environment::Development,
-            Some("production") => Environment::Production,
-            Some(other) => {
-                return Err(ConfigError::new(
-                    "SANNIN_ENV",
-                    format!("`{other}` is not one of development, production"),
-                ))
-            }
-        };
-
-        let bind = get("SANNIN_BIND").unwrap_or_else(|| "127.0.0.1:8080".into());
-        let resolves = bind
-            .to_socket_addrs()
-            .is_ok_and(|mut addrs| addrs.next().is_some());
-        if !resolves {
-            return Err(ConfigError::new(
-                "SANNIN_BIND",
-                format!("`{bind}` is not a host:port address"),
-            ));
-        }
-
-        let database_url =
-            DatabaseUrl::parse(&get("DATABASE_URL").unwrap_or_else(|| "sqlite://sannin.db".into()))
-                .map_err(|m| ConfigError::new("DATABASE_URL", m))?;
-
-        let jwt_secret = get("SANNIN_JWT_SECRET").map(Secret::from);
-        match (&jwt_secret, environment) {
-            (None, Environment::Production) => {
-                return Err(ConfigError::new(
-                    "SANNIN_JWT_SECRET",
-                    "required when SANNIN_ENV=production",
-                ))
-            }
-            (Some(secret), _) if secret.expose_secret().len() < MIN_JWT_SECRET_BYTES => {
-                return Err(ConfigError::new(
-                    "SANNIN_JWT_SECRET",
-                    format!("must be at least {MIN_JWT_SECRET_BYTES} bytes long"),
-                ))
-            }
-            _ => {}
-        }
-
-        let log_format = match get("SANNIN_LOG_FORMAT").as_deref().map(str::trim) {
-            None | Some("text") => LogFormat::Text,
-            Some("json") => LogFormat::Json,
-            Some(other) => {
-                return Err(ConfigError::new(
-                    "SANNIN_LOG_FORMAT",
-                    format!("`{other}` is not one of text, json"),
-                ))
-            }
-        };
-
-        let workers = match get("SANNIN_WORKERS") {
-            None => None,
-            Some(_) => Some(number::<usize>(&get, "SANNIN_WORKERS", 0, 1, 1024)?),
-        };
-
-        let webhook_allow_private = match get("SANNIN_WEBHOOK_ALLOW_PRIVATE")
-            .as_deref()
-            .map(str::trim)
-        {
-            None | Some("false") => false,
-            Some("true") => true,
-            Some(other) => {
-                return Err(ConfigError::new(
-                    "SANNIN_WEBHOOK_ALLOW_PRIVATE",
-                    format!("`{other}` is not one of true, false"),
-                ))
-            }
-        };
-
-        let webhook_retry_scale = retry_scale(&get, "SANNIN_WEBHOOK_RETRY_SCALE")?;
-
-        let mail = mail_settings(&get, environment, &bind)?;
-
-        let trusted_proxies = networks(&get, "SANNIN_TRUSTED_PROXIES")?;
-        let webhook_allow_networks = networks(&get, "SANNIN_WEBHOOK_ALLOW_NETWORKS")?;
-        let webhook_ports = match get("SANNIN_WEBHOOK_PORTS") {
-            None => crate::notify::targets::default_ports(),
-            Some(raw) => ports(&raw).map_err(|m| ConfigError::new("SANNIN_WEBHOOK_PORTS", m))?,
-        };
-
-        Ok(Self {
-            environment,
-            bind,
-            database_url,
-            database_pool_size: number(&get, "SANNIN_DATABASE_POOL_SIZE", 8, 1, 512)?,
-            database_timeout: Duration::from_secs(number(
-                &get,
-                "SANNIN_DATABASE_TIMEOUT_SECONDS",
-                5,
-                1,
-                300,
-            )?),
-            database_statement_timeout: Duration::from_millis(number(
-                &get,
-                "SANNIN_DATABASE_STATEMENT_TIMEOUT_MS",
-                5_000,
-                0,
-                3_600_000,
-            )?),
-            database_lock_timeout: Duration::from_millis(number(
-                &get,
-                "SANNIN_DATABASE_LOCK_TIMEOUT_MS",
-                2_000,
-                0,
-                3_600_000,
-            )?),
-            jwt_secret,
-            jwt_issuer: get("SANNIN_JWT_ISSUER").unwrap_or_else(|| "sannin".into()),
-            jwt_audience: get("SANNIN_JWT_AUDIENCE").unwrap_or_else(|| "sannin-api".into()),
-            access_token_ttl: Duration::from_secs(number(
-                &get,
-                "SANNIN_ACCESS_TOKEN_TTL_SECONDS",
-                900,
-                30,
+        let raw = raw::read(&get)?;
+        let environment = raw.environment.unwrap_or(Environment::Development);
+        let http = http_settings(raw.http)?;
+        let database = database_settings(raw.database)?;
+        let auth = auth_settings(raw.auth, environment)?;
+        let games = GameSettings {
+            day_seconds: within(
+                variable("games.day_seconds"),
+                raw.games.day_seconds,
                 86_400,
-            )?),
-            refresh_token_ttl: Duration::from_secs(
-                86_400 * number::<u64>(&get, "SANNIN_REFRESH_TOKEN_TTL_DAYS", 30, 1, 365)?,
-            ),
-            auth_rate_limit_per_minute: NonZeroU32::new(number(
-                &get,
-                "SANNIN_AUTH_RATE_LIMIT_PER_MINUTE",
-                20,
                 1,
-                100_000,
-            )?)
-            .expect("lower bound is 1"),
-            max_body_bytes: number(&get, "SANNIN_MAX_BODY_BYTES", 65_536, 1_024, 16 << 20)?,
-            body_timeout: Duration::from_millis(number(
-                &get,
-                "SANNIN_BODY_TIMEOUT_MS",
-                10_000,
-                100,
-                600_000,
-            )?),
-            max_connections: number(&get, "SANNIN_MAX_CONNECTIONS", 256, 1, 25_000)?,
-            max_requests_per_client: number(
-                &get,
-                "SANNIN_MAX_REQUESTS_PER_CLIENT",
-                32,
-                1,
-                100_000,
+                86_400,
             )?,
-            workers,
-            shutdown_timeout: Duration::from_secs(number(
-                &get,
-                "SANNIN_SHUTDOWN_TIMEOUT_SECONDS",
-                30,
-                0,
-                3_600,
-            )?),
-            log_filter: get("SANNIN_LOG").unwrap_or_else(|| "info".into()),
-            log_format,
-            day_seconds: number(&get, "SANNIN_DAY_SECONDS", 86_400, 1, 86_400)?,
-            sweep_interval: Duration::from_millis(number(
-                &get,
-                "SANNIN_SWEEP_INTERVAL_MS",
+            sweep_interval: millis(
+                variable("games.sweep_interval_ms"),
+                raw.games.sweep_interval_ms,
                 30_000,
                 100,
                 3_600_000,
-            )?),
-            invitation_days: number(&get, "SANNIN_INVITATION_DAYS", 14, 1, 365)?,
-            webhook_allow_private,
-            webhook_allow_networks,
-            webhook_ports,
-            webhook_retry_scale,
-            webhook_poll_interval: Duration::from_millis(number(
-                &get,
-                "SANNIN_WEBHOOK_POLL_INTERVAL_MS",
-                1_000,
-                50,
-                3_600_000,
-            )?),
-            webhook_timeout: Duration::from_millis(number(
-                &get,
-                "SANNIN_WEBHOOK_TIMEOUT_MS",
-                10_000,
-                100,
-                60_000,
-            )?),
+            )?,
+            invitation_days: within(
+                variable("games.invitation_days"),
+                raw.games.invitation_days,
+                14,
+                1,
+                365,
+            )?,
+        };
+        let webhooks = webhook_settings(raw.webhooks)?;
+        let mail = mail_settings(raw.mail, environment, &http.bind)?;
+        let log = LogSettings {
+            filter: raw.log.filter.unwrap_or_else(|| "info".into()),
+            format: raw.log.format.unwrap_or(LogFormat::Text),
+        };
+        Ok(Self {
+            environment,
+            http,
+            database,
+            auth,
+            games,
+            webhooks,
             mail,
-            trusted_proxies,
+            log,
         })
     }
+}
+
+fn http_settings(raw: raw::RawHttp) -> Result<HttpSettings, ConfigError> {
+    let bind = raw.bind.unwrap_or_else(|| "127.0.0.1:8080".into());
+    let resolves = bind
+        .to_socket_addrs()
+        .is_ok_and(|mut addrs| addrs.next().is_some());
+    if !resolves {
+        return Err(ConfigError::new(
+            variable("http.bind"),
+            format!("`{bind}` is not a host:port address"),
+        ));
+    }
+    let workers = match raw.workers {
+        None => None,
+        some => Some(within(variable("http.workers"), some, 0, 1, 1024)?),
+    };
+    Ok(HttpSettings {
+        bind,
+        max_body_bytes: within(
+            variable("http.max_body_bytes"),
+            raw.max_body_bytes,
+            65_536,
+            1_024,
+            16 << 20,
+        )?,
+        body_timeout: millis(
+            variable("http.body_timeout_ms"),
+            raw.body_timeout_ms,
+            10_000,
+            100,
+            600_000,
+        )?,
+        max_connections: within(
+            variable("http.max_connections"),
+            raw.max_connections,
+            256,
+            1,
+            25_000,
+        )?,
+        max_requests_per_client: within(
+            variable("http.max_requests_per_client"),
+            raw.max_requests_per_client,
+            32,
+            1,
+            100_000,
+        )?,
+        workers,
+        shutdown_timeout: seconds(
+            variable("http.shutdown_timeout_seconds"),
+            raw.shutdown_timeout_seconds,
+            30,
+            0,
+            3_600,
+        )?,
+        trusted_proxies: networks(
+            variable("http.trusted_proxies"),
+            raw.trusted_proxies.as_deref(),
+        )?,
+    })
+}
+
+fn database_settings(raw: raw::RawDatabase) -> Result<DatabaseSettings, ConfigError> {
+    let url = DatabaseUrl::parse(raw.url.as_deref().unwrap_or("sqlite://sannin.db"))
+        .map_err(|m| ConfigError::new(variable("database.url"), m))?;
+    Ok(DatabaseSettings {
+        url,
+        pool_size: within(variable("database.pool_size"), raw.pool_size, 8, 1, 512)?,
+        timeout: seconds(
+            variable("database.timeout_seconds"),
+            raw.timeout_seconds,
+            5,
+            1,
+            300,
+        )?,
+        statement_timeout: millis(
+            variable("database.statement_timeout_ms"),
+            raw.statement_timeout_ms,
+            5_000,
+            0,
+            3_600_000,
+        )?,
+        lock_timeout: millis(
+            variable("database.lock_timeout_ms"),
+            raw.lock_timeout_ms,
+            2_000,
+            0,
+            3_600_000,
+        )?,
+    })
+}
+
+fn auth_settings(raw: raw::RawAuth, environment: Environment) -> Result<AuthSettings, ConfigError> {
+    let jwt_secret = raw.jwt_secret.map(Secret::from);
+    let var = variable("auth.jwt_secret");
+    match (&jwt_secret, environment) {
+        (None, Environment::Production) => {
+            return Err(ConfigError::new(var, "required when SANNIN_ENV=production"))
+        }
+        (Some(secret), _) if secret.expose_secret().len() < MIN_JWT_SECRET_BYTES => {
+            return Err(ConfigError::new(
+                var,
+                format!("must be at least {MIN_JWT_SECRET_BYTES} bytes long"),
+            ))
+        }
+        _ => {}
+    }
+    let rate = within(
+        variable("auth.rate_limit_per_minute"),
+        raw.rate_limit_per_minute,
+        20,
+        1,
+        100_000,
+    )?;
+    Ok(AuthSettings {
+        jwt_secret,
+        jwt_issuer: raw.jwt_issuer.unwrap_or_else(|| "sannin".into()),
+        jwt_audience: raw.jwt_audience.unwrap_or_else(|| "sannin-api".into()),
+        access_token_ttl: seconds(
+            variable("auth.access_token_ttl_seconds"),
+            raw.access_token_ttl_seconds,
+            900,
+            30,
+            86_400,
+        )?,
+        refresh_token_ttl: Duration::from_secs(
+            86_400
+                * within(
+                    variable("auth.refresh_token_ttl_days"),
+                    raw.refresh_token_ttl_days,
+                    30,
+                    1,
+                    365,
+                )?,
+        ),
+        rate_limit_per_minute: NonZeroU32::new(rate).expect("lower bound is 1"),
+    })
+}
+
+fn webhook_settings(raw: raw::RawWebhooks) -> Result<WebhookSettings, ConfigError> {
+    let ports = match raw.ports {
+        None => crate::notify::targets::default_ports(),
+        Some(list) => ports(&list).map_err(|m| ConfigError::new(variable("webhooks.ports"), m))?,
+    };
+    Ok(WebhookSettings {
+        allow_private: raw.allow_private.unwrap_or(false),
+        allow_networks: networks(
+            variable("webhooks.allow_networks"),
+            raw.allow_networks.as_deref(),
+        )?,
+        ports,
+        retry_scale: retry_scale(variable("webhooks.retry_scale"), raw.retry_scale)?,
+        poll_interval: millis(
+            variable("webhooks.poll_interval_ms"),
+            raw.poll_interval_ms,
+            1_000,
+            50,
+            3_600_000,
+        )?,
+        timeout: millis(
+            variable("webhooks.timeout_ms"),
+            raw.timeout_ms,
+            10_000,
+            100,
+            60_000,
+        )?,
+    })
 }
 
 #[cfg(test)]

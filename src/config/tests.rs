@@ -15,15 +15,15 @@ fn settings(vars: &[(&str, &str)]) -> Result<Settings, ConfigError> {
 #[test]
 fn defaults_work_without_any_variable() {
     let s = settings(&[]).unwrap();
-    assert_eq!(s.bind, "127.0.0.1:8080");
+    assert_eq!(s.http.bind, "127.0.0.1:8080");
     assert_eq!(
-        s.database_url,
+        s.database.url,
         DatabaseUrl::Sqlite(PathBuf::from("sannin.db"))
     );
     assert_eq!(s.environment, Environment::Development);
-    assert!(s.jwt_secret.is_none());
-    assert!(!s.webhook_allow_private);
-    assert_eq!(s.webhook_retry_scale, 1.0);
+    assert!(s.auth.jwt_secret.is_none());
+    assert!(!s.webhooks.allow_private);
+    assert_eq!(s.webhooks.retry_scale, 1.0);
 }
 
 #[test]
@@ -128,14 +128,14 @@ fn webhook_ports_and_networks_parse() {
         ("SANNIN_WEBHOOK_ALLOW_NETWORKS", "10.1.0.0/16, 192.168.5.5"),
     ])
     .unwrap();
-    assert_eq!(s.webhook_ports, vec![443..=443, 8000..=8999]);
-    assert_eq!(s.webhook_allow_networks.len(), 2);
+    assert_eq!(s.webhooks.ports, vec![443..=443, 8000..=8999]);
+    assert_eq!(s.webhooks.allow_networks.len(), 2);
     let defaults = settings(&[]).unwrap();
     assert_eq!(
-        defaults.webhook_ports,
+        defaults.webhooks.ports,
         crate::notify::targets::default_ports()
     );
-    assert!(defaults.webhook_allow_networks.is_empty());
+    assert!(defaults.webhooks.allow_networks.is_empty());
 }
 
 #[test]
@@ -159,4 +159,61 @@ fn database_url_picks_backend_from_scheme() {
 fn database_url_display_hides_password() {
     let url = DatabaseUrl::parse("postgres://me:hunter2@db:5432/x").unwrap();
     assert_eq!(url.to_string(), "postgres://me:***@db:5432/x");
+}
+
+#[test]
+fn every_variable_fills_its_own_field() {
+    for (var, key) in raw::VARIABLES {
+        match settings(&[(var, "1")]) {
+            Ok(_) => {}
+            Err(e) => assert_eq!(e.var, *var, "{key}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn variables_land_in_their_sections() {
+    let s = settings(&[
+        ("SANNIN_DATABASE_POOL_SIZE", " 12 "),
+        ("SANNIN_WEBHOOK_TIMEOUT_MS", "2500"),
+        ("SANNIN_SMTP_HOST", " smtp.example.org "),
+        ("SANNIN_SMTP_TLS", "none"),
+        ("SANNIN_LOG_FORMAT", "json"),
+        ("SANNIN_JWT_SECRET", &format!(" {} ", "k".repeat(32))),
+    ])
+    .unwrap();
+    assert_eq!(s.database.pool_size, 12);
+    assert_eq!(s.webhooks.timeout, Duration::from_millis(2500));
+    assert!(matches!(
+        s.mail.transport,
+        MailTransport::Smtp { ref host, port: 25, tls: SmtpTls::None, .. } if host == "smtp.example.org"
+    ));
+    assert_eq!(s.log.format, LogFormat::Json);
+    let secret = s.auth.jwt_secret.unwrap();
+    assert_eq!(
+        secret.expose_secret().len(),
+        34,
+        "secrets are kept as written"
+    );
+}
+
+#[test]
+fn malformed_values_are_quoted_in_one_line() {
+    let err = settings(&[("SANNIN_ACCESS_TOKEN_TTL_SECONDS", "ten")]).unwrap_err();
+    let line = err.to_string();
+    assert!(
+        line.starts_with("SANNIN_ACCESS_TOKEN_TTL_SECONDS: `ten` is not"),
+        "{line}"
+    );
+    assert!(!line.contains('\n'));
+    let err = settings(&[("SANNIN_ENV", "staging")]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "SANNIN_ENV: `staging` is not one of development, production"
+    );
+    let err = settings(&[("SANNIN_DATABASE_POOL_SIZE", "600")]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "SANNIN_DATABASE_POOL_SIZE: `600` is not a whole number from 1 to 512"
+    );
 }

@@ -1,5 +1,5 @@
-//! Parsers of single values: numbers in a range, lists of networks and ports,
-//! retry scales. Each error names its variable.
+//! Checks of single values after serde has parsed them: numbers in a range,
+//! lists of networks and ports, retry scales. Each error names its variable.
 
 use std::fmt;
 
@@ -7,11 +7,11 @@ use super::ConfigError;
 
 /// A comma-separated list of addresses and networks (`10.0.0.0/8`).
 pub(super) fn networks(
-    get: &impl Fn(&'static str) -> Option<String>,
     var: &'static str,
+    raw: Option<&str>,
 ) -> Result<Vec<ipnet::IpNet>, ConfigError> {
     let mut out = Vec::new();
-    for entry in get(var)
+    for entry in raw
         .unwrap_or_default()
         .split(',')
         .map(str::trim)
@@ -59,40 +59,35 @@ pub(super) fn ports(raw: &str) -> Result<Vec<std::ops::RangeInclusive<u16>>, Str
     Ok(out)
 }
 
-pub(super) fn retry_scale(
-    get: &impl Fn(&'static str) -> Option<String>,
-    var: &'static str,
-) -> Result<f64, ConfigError> {
-    match get(var) {
+/// A factor on a retry schedule: above 0 and at most 1 (1 when unset).
+pub(super) fn retry_scale(var: &'static str, value: Option<f64>) -> Result<f64, ConfigError> {
+    match value {
         None => Ok(1.0),
-        Some(raw) => match raw.trim().parse::<f64>() {
-            Ok(v) if v > 0.0 && v <= 1.0 => Ok(v),
-            _ => Err(ConfigError::new(
-                var,
-                format!("`{raw}` is not a number above 0 and at most 1"),
-            )),
-        },
+        Some(v) if v > 0.0 && v <= 1.0 => Ok(v),
+        Some(v) => Err(ConfigError::new(
+            var,
+            format!("`{v}` is not a number above 0 and at most 1"),
+        )),
     }
 }
 
-pub(super) fn number<T>(
-    get: &impl Fn(&'static str) -> Option<String>,
+/// A whole number from `min` to `max`, `default` when unset.
+pub(super) fn within<T>(
     var: &'static str,
+    value: Option<T>,
     default: T,
     min: T,
     max: T,
 ) -> Result<T, ConfigError>
 where
-    T: std::str::FromStr + PartialOrd + fmt::Display + Copy,
+    T: PartialOrd + fmt::Display + Copy,
 {
-    let Some(raw) = get(var) else {
-        return Ok(default);
-    };
-    match raw.trim().parse::<T>() {
-        Ok(v) if v >= min && v <= max => Ok(v),
-        _ => Err(ConfigError::new(
+    match value {
+        None => Ok(default),
+        Some(v) if v >= min && v <= max => Ok(v),
+        Some(v) => Err(ConfigError::new(
             var,
-            format!("`{raw}` is not a whole number from {min} to {max}"),
+            format!("`{v}` is not a whole number from {min} to {max}"),
         )),
     }
 }

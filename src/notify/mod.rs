@@ -30,16 +30,16 @@ impl Settings {
         clock: crate::clock::Clock,
     ) -> Self {
         let policy = targets::TargetPolicy {
-            allow_private: settings.webhook_allow_private,
-            allowed_networks: settings.webhook_allow_networks.clone(),
-            ports: settings.webhook_ports.clone(),
+            allow_private: settings.webhooks.allow_private,
+            allowed_networks: settings.webhooks.allow_networks.clone(),
+            ports: settings.webhooks.ports.clone(),
         };
         Self {
             targets: targets::Targets::new(policy, resolver),
             clock,
-            retry_scale: settings.webhook_retry_scale,
-            poll_interval: settings.webhook_poll_interval,
-            timeout: settings.webhook_timeout,
+            retry_scale: settings.webhooks.retry_scale,
+            poll_interval: settings.webhooks.poll_interval,
+            timeout: settings.webhooks.timeout,
         }
     }
 }

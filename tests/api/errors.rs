@@ -76,7 +76,7 @@ async fn wrong_content_type_is_415(backend: Backend) {
 }
 
 async fn oversized_bodies_are_413(backend: Backend) {
-    let app = spawn_app_with(backend, |s| s.max_body_bytes = 2048).await;
+    let app = spawn_app_with(backend, |s| s.http.max_body_bytes = 2048).await;
     let big = format!(r#"{{"username": "x", "password": "{}"}}"#, "p".repeat(4096));
     let res = app
         .client

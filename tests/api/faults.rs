@@ -134,8 +134,8 @@ async fn a_request_stuck_behind_a_lock_answers_503_in_time() {
         return;
     }
     let app = crate::helpers::spawn_app_with(Backend::Postgres, |s| {
-        s.database_lock_timeout = std::time::Duration::from_millis(300);
-        s.database_statement_timeout = std::time::Duration::ZERO;
+        s.database.lock_timeout = std::time::Duration::from_millis(300);
+        s.database.statement_timeout = std::time::Duration::ZERO;
     })
     .await;
     let t = app.trio("lck").await;
@@ -214,7 +214,7 @@ fn answer_and_close(mut s: std::net::TcpStream) -> String {
 #[actix_web::test]
 async fn a_body_sent_too_slowly_is_cut_off() {
     let app = crate::helpers::spawn_app_with(Backend::Sqlite, |s| {
-        s.body_timeout = std::time::Duration::from_millis(300);
+        s.http.body_timeout = std::time::Duration::from_millis(300);
     })
     .await;
     let stream = slow_body(&app, 1000, 1);
@@ -231,8 +231,8 @@ async fn a_body_sent_too_slowly_is_cut_off() {
 #[actix_web::test]
 async fn one_client_cannot_hold_every_connection() {
     let app = crate::helpers::spawn_app_with(Backend::Sqlite, |s| {
-        s.max_requests_per_client = 3;
-        s.body_timeout = std::time::Duration::from_secs(20);
+        s.http.max_requests_per_client = 3;
+        s.http.body_timeout = std::time::Duration::from_secs(20);
     })
     .await;
     let held: Vec<_> = (0..3).map(|_| slow_body(&app, 1000, 1)).collect();
@@ -257,8 +257,8 @@ async fn one_client_cannot_hold_every_connection() {
 #[actix_web::test]
 async fn sqlite_writers_queue_instead_of_failing() {
     let app = crate::helpers::spawn_app_with(Backend::Sqlite, |s| {
-        s.database_pool_size = 64;
-        s.max_requests_per_client = 10_000;
+        s.database.pool_size = 64;
+        s.http.max_requests_per_client = 10_000;
     })
     .await;
     let t = app.trio("sqw").await;

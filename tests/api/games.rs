@@ -305,7 +305,7 @@ async fn game_legal(app: &crate::helpers::TestApp, token: &str, id: &str) -> Vec
 
 async fn time_out_eliminates_and_play_goes_on(backend: Backend) {
     let fast = |s: &mut sannin::config::Settings| {
-        s.sweep_interval = Duration::from_millis(100);
+        s.games.sweep_interval = Duration::from_millis(100);
     };
     let app = spawn_app_with(backend, fast).await;
     // A second server process sweeping the same database just as often.

@@ -831,8 +831,8 @@ async fn listing_filters_orders_and_pages(backend: Backend) {
 
 async fn unanswered_games_expire(backend: Backend) {
     let app = spawn_app_with(backend, |s| {
-        s.invitation_days = 1;
-        s.sweep_interval = Duration::from_millis(100);
+        s.games.invitation_days = 1;
+        s.games.sweep_interval = Duration::from_millis(100);
     })
     .await;
     let t = app.trio("exp").await;
@@ -935,8 +935,8 @@ async fn anyone_may_read_a_game(backend: Backend) {
 async fn creating_games_while_the_workers_write_never_fails(backend: Backend) {
     let app = spawn_app_with(backend, |s| {
         s.mail.poll_interval = Duration::from_millis(5);
-        s.webhook_poll_interval = Duration::from_millis(5);
-        s.sweep_interval = Duration::from_millis(100);
+        s.webhooks.poll_interval = Duration::from_millis(5);
+        s.games.sweep_interval = Duration::from_millis(100);
     })
     .await;
     let t = app.trio("busy").await;

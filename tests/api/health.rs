@@ -48,7 +48,7 @@ async fn readyz_reports_a_lost_postgres_database() {
         return;
     }
     let app = crate::helpers::spawn_app_with(Backend::Postgres, |s| {
-        s.database_timeout = std::time::Duration::from_secs(1);
+        s.database.timeout = std::time::Duration::from_secs(1);
     })
     .await;
     assert_eq!(app.readyz().await.status(), StatusCode::OK);

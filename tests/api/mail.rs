@@ -548,8 +548,8 @@ async fn a_disabled_webhook_mails_its_owner(backend: Backend) {
     let smtp = SmtpServer::start();
     let app = spawn_app_with(backend, |s| {
         smtp.configure(s);
-        s.webhook_allow_private = true;
-        s.webhook_poll_interval = Duration::from_millis(50);
+        s.webhooks.allow_private = true;
+        s.webhooks.poll_interval = Duration::from_millis(50);
     })
     .await;
     let (user, token) = verified_user(&app, &smtp, "hooked").await;
@@ -649,7 +649,7 @@ async fn alliance_proposals_and_deadline_reminders_are_mailed(backend: Backend) 
     let smtp = SmtpServer::start();
     let app = spawn_app_with(backend, |s| {
         smtp.configure(s);
-        s.sweep_interval = Duration::from_millis(100);
+        s.games.sweep_interval = Duration::from_millis(100);
     })
     .await;
     let c = cast(&app, &smtp, "al_").await;

@@ -16,7 +16,7 @@ async fn assert_limited(res: Response) {
 
 async fn login_registration_and_refresh_are_limited(backend: Backend) {
     let app = spawn_app_with(backend, |s| {
-        s.auth_rate_limit_per_minute = NonZeroU32::new(3).unwrap();
+        s.auth.rate_limit_per_minute = NonZeroU32::new(3).unwrap();
     })
     .await;
 
@@ -70,8 +70,8 @@ async fn login_via(app: &crate::helpers::TestApp, forwarded_for: &str) -> Respon
 
 async fn behind_a_trusted_proxy_each_client_has_its_own_allowance(backend: Backend) {
     let app = spawn_app_with(backend, |s| {
-        s.auth_rate_limit_per_minute = NonZeroU32::new(2).unwrap();
-        s.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+        s.auth.rate_limit_per_minute = NonZeroU32::new(2).unwrap();
+        s.http.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
     })
     .await;
     for _ in 0..2 {
@@ -90,7 +90,7 @@ async fn behind_a_trusted_proxy_each_client_has_its_own_allowance(backend: Backe
 
 async fn without_trusted_proxies_forwarded_for_is_ignored(backend: Backend) {
     let app = spawn_app_with(backend, |s| {
-        s.auth_rate_limit_per_minute = NonZeroU32::new(2).unwrap();
+        s.auth.rate_limit_per_minute = NonZeroU32::new(2).unwrap();
     })
     .await;
     // Changing the header does not buy a client new attempts.

@@ -382,7 +382,7 @@ async fn access_tokens_must_have_the_configured_lifetime(backend: Backend) {
     let secret = "an-access-token-key-of-at-least-32-bytes";
     let app = spawn_app_using(
         backend,
-        |s| s.jwt_secret = Some(sannin::config::Secret::from(secret.to_owned())),
+        |s| s.auth.jwt_secret = Some(sannin::config::Secret::from(secret.to_owned())),
         Dependencies::default(),
     )
     .await;

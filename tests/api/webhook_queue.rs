@@ -71,9 +71,9 @@ async fn a_dead_receiver_does_not_delay_another_endpoint(backend: Backend) {
 /// (shown on the webhook) instead of each timing out in turn; then they go.
 async fn an_unreachable_endpoint_is_backed_off_as_a_whole(backend: Backend) {
     let app = spawn_app_with(backend, |s| {
-        s.webhook_allow_private = true;
-        s.webhook_poll_interval = Duration::from_millis(50);
-        s.webhook_timeout = Duration::from_millis(300);
+        s.webhooks.allow_private = true;
+        s.webhooks.poll_interval = Duration::from_millis(50);
+        s.webhooks.timeout = Duration::from_millis(300);
     })
     .await;
     let t = app.trio("whb").await;
@@ -116,8 +116,8 @@ async fn an_unreachable_endpoint_is_backed_off_as_a_whole(backend: Backend) {
 /// may have seen.
 async fn an_attempt_cut_short_by_a_crash_stays_in_the_log(backend: Backend) {
     let app = spawn_app_with(backend, |s| {
-        s.webhook_allow_private = true;
-        s.webhook_poll_interval = Duration::from_secs(3600);
+        s.webhooks.allow_private = true;
+        s.webhooks.poll_interval = Duration::from_secs(3600);
     })
     .await;
     let t = app.trio("whi").await;
@@ -147,8 +147,8 @@ async fn an_attempt_cut_short_by_a_crash_stays_in_the_log(backend: Backend) {
 
     let _survivor = app
         .restart_with(|s| {
-            s.webhook_allow_private = true;
-            s.webhook_poll_interval = Duration::from_millis(50);
+            s.webhooks.allow_private = true;
+            s.webhooks.poll_interval = Duration::from_millis(50);
         })
         .await;
     app.clock.advance(chrono::Duration::minutes(2));
@@ -167,9 +167,9 @@ async fn an_attempt_cut_short_by_a_crash_stays_in_the_log(backend: Backend) {
 /// the lease (the clock does not move here), and the log shows both attempts.
 async fn a_stopping_process_gives_its_attempts_back(backend: Backend) {
     let app = spawn_app_with(backend, |s| {
-        s.webhook_allow_private = true;
-        s.webhook_poll_interval = Duration::from_millis(50);
-        s.shutdown_timeout = Duration::from_secs(1);
+        s.webhooks.allow_private = true;
+        s.webhooks.poll_interval = Duration::from_millis(50);
+        s.http.shutdown_timeout = Duration::from_secs(1);
     })
     .await;
     let t = app.trio("whg").await;
@@ -184,8 +184,8 @@ async fn a_stopping_process_gives_its_attempts_back(backend: Backend) {
 
     let next = app
         .restart_with(|s| {
-            s.webhook_allow_private = true;
-            s.webhook_poll_interval = Duration::from_millis(50);
+            s.webhooks.allow_private = true;
+            s.webhooks.poll_interval = Duration::from_millis(50);
         })
         .await;
     let list = wait_deliveries(&next, &t.tokens[0], &id, |l| attempts(&l[0]).len() == 2).await;
@@ -205,7 +205,7 @@ async fn finished_deliveries_are_pruned(backend: Backend) {
     wait_deliveries(&app, &t.tokens[0], id, |l| l[0]["status"] == "delivered").await;
     app.clock.advance(chrono::Duration::days(29));
     // A process's first pass prunes.
-    let _later = app.restart_with(|s| s.webhook_allow_private = true).await;
+    let _later = app.restart_with(|s| s.webhooks.allow_private = true).await;
     let t = app.log_in_again(&t).await;
     ping(&app, &t.tokens[0], id).await;
     wait_deliveries(&app, &t.tokens[0], id, |l| {
@@ -213,7 +213,7 @@ async fn finished_deliveries_are_pruned(backend: Backend) {
     })
     .await;
     app.clock.advance(chrono::Duration::days(2));
-    let _pruning = app.restart_with(|s| s.webhook_allow_private = true).await;
+    let _pruning = app.restart_with(|s| s.webhooks.allow_private = true).await;
     let t = app.log_in_again(&t).await;
     let list = wait_deliveries(&app, &t.tokens[0], id, |l| l.len() == 1).await;
     assert_eq!(attempts(&list[0]).len(), 1);

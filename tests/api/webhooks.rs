@@ -92,9 +92,9 @@ pub(crate) fn verified(secret: &str, r: &Received) -> Value {
 pub(crate) async fn app(backend: Backend, scale: &str) -> TestApp {
     let scale: f64 = scale.parse().unwrap();
     spawn_app_with(backend, |s| {
-        s.webhook_allow_private = true;
-        s.webhook_retry_scale = scale;
-        s.webhook_poll_interval = Duration::from_millis(50);
+        s.webhooks.allow_private = true;
+        s.webhooks.retry_scale = scale;
+        s.webhooks.poll_interval = Duration::from_millis(50);
     })
     .await
 }
@@ -381,8 +381,8 @@ async fn two_workers_deliver_each_event_once(backend: Backend) {
     let app = app(backend, "1").await;
     let other = app
         .restart_with(|s| {
-            s.webhook_allow_private = true;
-            s.webhook_poll_interval = Duration::from_millis(50);
+            s.webhooks.allow_private = true;
+            s.webhooks.poll_interval = Duration::from_millis(50);
         })
         .await;
     let t = app.trio("wh2").await;
@@ -414,8 +414,8 @@ async fn two_workers_deliver_each_event_once(backend: Backend) {
 async fn a_claim_lost_in_a_crash_is_delivered_later(backend: Backend) {
     // This process's worker makes one pass at start-up, then sleeps.
     let app = spawn_app_with(backend, |s| {
-        s.webhook_allow_private = true;
-        s.webhook_poll_interval = Duration::from_secs(3600);
+        s.webhooks.allow_private = true;
+        s.webhooks.poll_interval = Duration::from_secs(3600);
     })
     .await;
     let t = app.trio("whk").await;
@@ -437,8 +437,8 @@ async fn a_claim_lost_in_a_crash_is_delivered_later(backend: Backend) {
 
     let _survivor = app
         .restart_with(|s| {
-            s.webhook_allow_private = true;
-            s.webhook_poll_interval = Duration::from_millis(50);
+            s.webhooks.allow_private = true;
+            s.webhooks.poll_interval = Duration::from_millis(50);
         })
         .await;
     // A ping of another webhook arriving shows the survivor delivering while
@@ -458,8 +458,8 @@ async fn a_claim_lost_in_a_crash_is_delivered_later(backend: Backend) {
 /// A target that is private by the time of sending is refused then too.
 async fn private_targets_are_refused_at_delivery(backend: Backend) {
     let app = spawn_app_with(backend, |s| {
-        s.webhook_allow_private = true;
-        s.webhook_poll_interval = Duration::from_secs(3600);
+        s.webhooks.allow_private = true;
+        s.webhooks.poll_interval = Duration::from_secs(3600);
     })
     .await;
     let t = app.trio("whv").await;
@@ -468,7 +468,7 @@ async fn private_targets_are_refused_at_delivery(backend: Backend) {
     let id = hook["id"].as_str().unwrap();
     ping(&app, &t.tokens[0], id).await;
     let _strict = app
-        .restart_with(|s| s.webhook_poll_interval = Duration::from_millis(50))
+        .restart_with(|s| s.webhooks.poll_interval = Duration::from_millis(50))
         .await;
     let list = wait_deliveries(&app, &t.tokens[0], id, |l| {
         // Attempts are logged as they start: wait for one that finished.
@@ -525,9 +525,9 @@ async fn app_resolving_with(backend: Backend, resolver: Arc<Scripted>) -> TestAp
     spawn_app_using(
         backend,
         |s| {
-            s.webhook_allow_networks = vec!["127.0.0.2/32".parse().unwrap()];
-            s.webhook_retry_scale = 0.001;
-            s.webhook_poll_interval = Duration::from_millis(50);
+            s.webhooks.allow_networks = vec!["127.0.0.2/32".parse().unwrap()];
+            s.webhooks.retry_scale = 0.001;
+            s.webhooks.poll_interval = Duration::from_millis(50);
         },
         sannin::startup::Dependencies {
             webhook_resolver: Some(resolver),
@@ -598,8 +598,8 @@ async fn deliveries_connect_through_the_resolver(backend: Backend) {
     let app = spawn_app_using(
         backend,
         |s| {
-            s.webhook_allow_private = true;
-            s.webhook_poll_interval = Duration::from_millis(50);
+            s.webhooks.allow_private = true;
+            s.webhooks.poll_interval = Duration::from_millis(50);
         },
         sannin::startup::Dependencies {
             webhook_resolver: Some(resolver.clone()),

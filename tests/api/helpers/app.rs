@@ -29,7 +29,7 @@ fn init_logging() {
     INIT.get_or_init(|| {
         if std::env::var("TEST_LOG").is_ok() {
             let mut settings = test_settings("sqlite://unused.db");
-            settings.log_filter = std::env::var("TEST_LOG").unwrap_or_default();
+            settings.log.filter = std::env::var("TEST_LOG").unwrap_or_default();
             sannin::telemetry::init(&settings);
         }
     });
