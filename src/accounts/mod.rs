@@ -15,6 +15,7 @@ pub use personal_tokens::{
 };
 pub use sessions::{authenticate, log_in, log_out, refresh, TokenPair};
 
+use crate::domain::UserId;
 use diesel::Connection as _;
 
 use crate::auth::links::LinkError;
@@ -61,7 +62,7 @@ pub async fn register(state: &AppState, new: Registration) -> Result<User, Accou
     let password_hash = blocking(move || password::hash(&new.password)).await??;
     let now = state.clock.now();
     let user = User {
-        id: uuid::Uuid::new_v4().to_string(),
+        id: UserId::from(uuid::Uuid::new_v4().to_string()),
         username: new.username.as_str().to_owned(),
         email: new.email.as_str().to_owned(),
         email_verified: false,
@@ -100,7 +101,7 @@ pub async fn register(state: &AppState, new: Registration) -> Result<User, Accou
 }
 
 /// The account behind an authenticated request.
-pub async fn me(state: &AppState, user_id: String) -> Result<User, AccountError> {
+pub async fn me(state: &AppState, user_id: UserId) -> Result<User, AccountError> {
     db::run(&state.pool, move |conn| {
         db::users::find_by_id(conn, &user_id)?.ok_or(AccountError::UserGone)
     })
@@ -134,7 +135,7 @@ pub struct AccountUpdate {
 
 pub async fn update_me(
     state: &AppState,
-    user_id: String,
+    user_id: UserId,
     update: AccountUpdate,
 ) -> Result<User, AccountError> {
     let user = me(state, user_id.clone()).await?;
@@ -203,7 +204,7 @@ pub async fn update_me(
 }
 
 /// Sends a new verification link to the account's address.
-pub async fn resend_verification(state: &AppState, user_id: String) -> Result<(), AccountError> {
+pub async fn resend_verification(state: &AppState, user_id: UserId) -> Result<(), AccountError> {
     let mail = state.mail.clone();
     let now = state.clock.now();
     db::run(&state.pool, move |conn| {

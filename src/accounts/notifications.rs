@@ -3,13 +3,14 @@
 
 use super::AccountError;
 use crate::db;
+use crate::domain::UserId;
 use crate::notify::mail::{self, Preferences};
 use crate::state::AppState;
 
 /// The account's mail settings and recent mail.
 pub async fn notification_settings(
     state: &AppState,
-    user_id: String,
+    user_id: UserId,
 ) -> Result<Preferences, AccountError> {
     db::run(&state.pool, move |conn| {
         let user = db::users::find_by_id(conn, &user_id)?.ok_or(AccountError::UserGone)?;
@@ -21,7 +22,7 @@ pub async fn notification_settings(
 /// Turns kinds of mail on or off (names already checked); the settings after.
 pub async fn set_notification_settings(
     state: &AppState,
-    user_id: String,
+    user_id: UserId,
     changes: Vec<(String, bool)>,
 ) -> Result<Preferences, AccountError> {
     let now = state.clock.now();
@@ -37,7 +38,7 @@ pub async fn set_notification_settings(
 /// account deleted since simply gets nothing more.
 pub async fn unsubscribe(
     state: &AppState,
-    user_id: String,
+    user_id: UserId,
     kind: String,
 ) -> Result<(), AccountError> {
     let now = state.clock.now();

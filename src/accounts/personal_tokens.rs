@@ -6,6 +6,7 @@
 //! less than [`FRESH_PASSWORD_MINUTES`] ago, or the current password in the
 //! request — so a stolen access token cannot mint a lasting one.
 
+use crate::domain::{TokenId, UserId};
 use chrono::NaiveDateTime;
 
 use super::{blocking, AccountError};
@@ -41,7 +42,7 @@ impl From<PersonalAccessToken> for PersonalToken {
     fn from(row: PersonalAccessToken) -> Self {
         Self {
             scopes: ScopeSet::from_stored(&row.scopes),
-            id: row.id,
+            id: row.id.into_string(),
             name: row.name,
             secret: None,
             created_at: row.created_at,
@@ -101,7 +102,7 @@ pub async fn create_token(
     }
     let (secret, token_hash) = opaque::generate(opaque::PAT_PREFIX);
     let row = PersonalAccessToken {
-        id: uuid::Uuid::new_v4().to_string(),
+        id: TokenId::from(uuid::Uuid::new_v4().to_string()),
         user_id: caller.user_id.clone(),
         name: new.name.as_str().to_owned(),
         scopes: new.scopes.to_stored(),
@@ -157,7 +158,7 @@ fn still_valid(
 
 pub async fn list_tokens(
     state: &AppState,
-    user_id: String,
+    user_id: UserId,
 ) -> Result<Vec<PersonalToken>, AccountError> {
     let rows = db::run(&state.pool, move |conn| {
         db::tokens::list_for_user(conn, &user_id).map_err(AccountError::from)
@@ -167,7 +168,7 @@ pub async fn list_tokens(
 }
 
 /// Revokes every personal token of the account; how many there were.
-pub async fn delete_all_tokens(state: &AppState, user_id: String) -> Result<usize, AccountError> {
+pub async fn delete_all_tokens(state: &AppState, user_id: UserId) -> Result<usize, AccountError> {
     let count = db::run(&state.pool, move |conn| {
         db::tokens::delete_all_for_user(conn, &user_id).map_err(AccountError::from)
     })
@@ -178,8 +179,8 @@ pub async fn delete_all_tokens(state: &AppState, user_id: String) -> Result<usiz
 
 pub async fn delete_token(
     state: &AppState,
-    user_id: String,
-    token_id: String,
+    user_id: UserId,
+    token_id: TokenId,
 ) -> Result<(), AccountError> {
     db::run(&state.pool, move |conn| {
         if db::tokens::delete_for_user(conn, &token_id, &user_id)? {

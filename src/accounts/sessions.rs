@@ -159,7 +159,7 @@ pub async fn authenticate(state: &AppState, bearer: String) -> Result<Authentica
                 username: user.username,
                 scopes: ScopeSet::from_stored(&token.scopes),
                 credential: Credential::PersonalToken {
-                    token_id: token.id,
+                    token_id: token.id.into_string(),
                     expires_at: token.expires_at,
                 },
             })

@@ -1,6 +1,7 @@
 //! `Authenticated`: a caller with a valid bearer credential, as the use cases
 //! see it. Its extractor lives with the routes (`routes::extract`).
 
+use crate::domain::UserId;
 use chrono::NaiveDateTime;
 
 use crate::domain::{Scope, ScopeSet};
@@ -28,7 +29,7 @@ pub enum Credential {
 /// A caller with a valid bearer credential.
 #[derive(Debug, Clone)]
 pub struct Authenticated {
-    pub user_id: String,
+    pub user_id: UserId,
     pub username: String,
     pub scopes: ScopeSet,
     pub credential: Credential,

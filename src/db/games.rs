@@ -1,5 +1,6 @@
 //! Queries on games, their seats, actions, alliance proposals and the event outbox.
 
+use crate::domain::{EventId, GameId, ProposalId, UserId};
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
@@ -11,8 +12,8 @@ use crate::games::states::{ActionKind, ProposalStatus, SeatState, Status};
 #[diesel(table_name = games)]
 #[diesel(treat_none_as_null = true)]
 pub struct GameRow {
-    pub id: String,
-    pub created_by: Option<String>,
+    pub id: GameId,
+    pub created_by: Option<UserId>,
     pub status: Status,
     pub days_per_move: Option<i32>,
     pub stuck_piece: String,
@@ -39,9 +40,9 @@ pub struct GameRow {
 #[diesel(table_name = game_seats)]
 #[diesel(treat_none_as_null = true)]
 pub struct SeatRow {
-    pub game_id: String,
+    pub game_id: GameId,
     pub seat: String,
-    pub user_id: Option<String>,
+    pub user_id: Option<UserId>,
     pub display_name: Option<String>,
     pub state: SeatState,
     pub joined_at: Option<NaiveDateTime>,
@@ -50,13 +51,13 @@ pub struct SeatRow {
 #[derive(Debug, Clone, Queryable, Insertable)]
 #[diesel(table_name = game_actions)]
 pub struct ActionRow {
-    pub game_id: String,
+    pub game_id: GameId,
     pub seq: i32,
     pub ply: Option<i32>,
     pub kind: ActionKind,
     pub notation: String,
     pub seat: Option<String>,
-    pub user_id: Option<String>,
+    pub user_id: Option<UserId>,
     pub position_after: String,
     pub effects: String,
     pub created_at: NaiveDateTime,
@@ -65,8 +66,8 @@ pub struct ActionRow {
 #[derive(Debug, Clone, Queryable, Insertable)]
 #[diesel(table_name = alliance_proposals)]
 pub struct ProposalRow {
-    pub id: String,
-    pub game_id: String,
+    pub id: ProposalId,
+    pub game_id: GameId,
     pub from_seat: String,
     pub to_seat: String,
     pub status: ProposalStatus,
@@ -77,10 +78,10 @@ pub struct ProposalRow {
 #[derive(Debug, Clone, Queryable, Insertable)]
 #[diesel(table_name = game_events)]
 pub struct EventRow {
-    pub id: String,
-    pub game_id: String,
+    pub id: EventId,
+    pub game_id: GameId,
     pub event_type: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub payload: String,
     pub created_at: NaiveDateTime,
 }

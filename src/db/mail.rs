@@ -2,6 +2,7 @@
 //! table of the queue: `job_table!` writes their claim, record, give-back
 //! and prune.
 
+use crate::domain::{EventId, UserId};
 use chrono::NaiveDateTime;
 use diesel::deserialize::FromSqlRow;
 use diesel::expression::AsExpression;
@@ -36,8 +37,8 @@ crate::stored_as_text!(MailStatus, "mail_messages.status");
 #[diesel(table_name = mm)]
 pub struct MailRow {
     pub id: String,
-    pub user_id: String,
-    pub event_id: Option<String>,
+    pub user_id: UserId,
+    pub event_id: Option<EventId>,
     pub kind: String,
     pub to_address: String,
     pub subject: String,

@@ -1,5 +1,6 @@
 //! Rows as stored. Times are UTC without zone (portable across backends).
 
+use crate::domain::{TokenId, UserId};
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
@@ -8,7 +9,7 @@ use super::schema::{personal_access_tokens, refresh_tokens, server_secrets, sess
 #[derive(Debug, Clone, Queryable, Insertable)]
 #[diesel(table_name = users)]
 pub struct User {
-    pub id: String,
+    pub id: UserId,
     pub username: String,
     pub email: String,
     pub email_verified: bool,
@@ -21,7 +22,7 @@ pub struct User {
 #[diesel(table_name = sessions)]
 pub struct Session {
     pub id: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub created_at: NaiveDateTime,
     pub revoked_at: Option<NaiveDateTime>,
 }
@@ -40,8 +41,8 @@ pub struct RefreshToken {
 #[derive(Debug, Clone, Queryable, Insertable)]
 #[diesel(table_name = personal_access_tokens)]
 pub struct PersonalAccessToken {
-    pub id: String,
-    pub user_id: String,
+    pub id: TokenId,
+    pub user_id: UserId,
     pub name: String,
     /// Space-separated scope names.
     pub scopes: String,

@@ -2,6 +2,7 @@
 //! deliveries are a job table of the queue: `job_table!` writes their claim,
 //! record, give-back and prune.
 
+use crate::domain::{EventId, GameId, UserId, WebhookId};
 use chrono::NaiveDateTime;
 use diesel::deserialize::FromSqlRow;
 use diesel::expression::AsExpression;
@@ -31,11 +32,11 @@ crate::stored_as_text!(DeliveryStatus, "webhook_deliveries.status");
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = wh)]
 pub struct WebhookRow {
-    pub id: String,
-    pub user_id: String,
+    pub id: WebhookId,
+    pub user_id: UserId,
     pub url: String,
     pub events: String,
-    pub game_id: Option<String>,
+    pub game_id: Option<GameId>,
     pub secret: String,
     pub active: bool,
     pub failure_count: i32,
@@ -52,8 +53,8 @@ pub struct WebhookRow {
 #[diesel(table_name = wd)]
 pub struct DeliveryRow {
     pub id: String,
-    pub webhook_id: String,
-    pub event_id: String,
+    pub webhook_id: WebhookId,
+    pub event_id: EventId,
     pub event_type: String,
     pub payload: String,
     pub status: DeliveryStatus,
@@ -69,8 +70,8 @@ pub struct DeliveryRow {
 impl DeliveryRow {
     /// A new delivery, due at once, with a fresh time-ordered id.
     pub fn pending(
-        webhook_id: String,
-        event_id: String,
+        webhook_id: WebhookId,
+        event_id: EventId,
         event_type: String,
         payload: String,
         now: NaiveDateTime,

@@ -3,6 +3,7 @@
 
 mod email;
 mod field_error;
+mod ids;
 mod password;
 mod scope;
 mod token_name;
@@ -10,6 +11,7 @@ mod username;
 
 pub use email::Email;
 pub use field_error::FieldError;
+pub use ids::{EventId, GameId, ProposalId, TokenId, UserId, WebhookId};
 pub use password::Password;
 pub use scope::{Scope, ScopeSet};
 pub use token_name::TokenName;

@@ -1,5 +1,6 @@
 //! Alliances (R29): proposals and their answers.
 
+use crate::domain::{GameId, ProposalId, UserId};
 use chrono::NaiveDateTime;
 
 use crate::db::games::ProposalRow;
@@ -59,8 +60,8 @@ fn propose(
             )));
         }
         let p = ProposalRow {
-            id: new_id(),
-            game_id: game_id.to_owned(),
+            id: ProposalId::from(new_id()),
+            game_id: GameId::from(game_id),
             from_seat: seat_name(from).into(),
             to_seat: seat_name(to).into(),
             status: ProposalStatus::Pending,
@@ -74,7 +75,7 @@ fn propose(
             game_id,
             g.seat(to).user_id.as_deref(),
             GameEvent::AllianceProposed(events::AllianceProposed {
-                proposal_id: p.id.clone(),
+                proposal_id: p.id.to_string(),
                 from: seat_name(from).to_owned(),
                 from_username: g.seat(from).name().map(str::to_owned),
                 to: seat_name(to).to_owned(),
@@ -153,8 +154,8 @@ fn answer(
 /// The caller proposes an alliance to the player in seat `to` (R29).
 pub async fn propose_alliance(
     games: &Games,
-    caller: &str,
-    game_id: &str,
+    caller: &UserId,
+    game_id: &GameId,
     to: Player,
     now: NaiveDateTime,
 ) -> Result<ProposalRow, GameError> {
@@ -169,9 +170,9 @@ pub async fn propose_alliance(
 /// the game after it.
 pub async fn answer_proposal(
     games: &Games,
-    caller: &str,
-    game_id: &str,
-    proposal_id: &str,
+    caller: &UserId,
+    game_id: &GameId,
+    proposal_id: &ProposalId,
     what: Answer,
     now: NaiveDateTime,
 ) -> Result<(ProposalRow, GameState), GameError> {

@@ -3,6 +3,7 @@
 //! read them later, all through one typed [`GameEvent`]: a stored event that
 //! does not parse as its type is an error naming it, never a guess.
 
+use crate::domain::{EventId, GameId, UserId};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -364,7 +365,7 @@ impl StoredEvent {
             other => anyhow::bail!("stored event {} has an unknown type {other:?}", row.id),
         };
         Ok(StoredEvent {
-            game_id: row.game_id.clone(),
+            game_id: row.game_id.to_string(),
             event,
         })
     }
@@ -387,14 +388,14 @@ pub fn emit<'a>(
             continue;
         }
         seen.push(user_id);
-        let id = uuid::Uuid::now_v7().to_string();
+        let id = EventId::generate();
         db::games::insert_event(
             conn,
             &EventRow {
                 id: id.clone(),
-                game_id: game_id.to_owned(),
+                game_id: GameId::from(game_id),
                 event_type: event.event_type().to_owned(),
-                user_id: user_id.to_owned(),
+                user_id: UserId::from(user_id),
                 payload: body.clone(),
                 created_at: now,
             },

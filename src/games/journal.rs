@@ -3,6 +3,7 @@
 //! game row is saved only if no one else changed it meanwhile. Shared by the
 //! use cases; not called from outside `games`.
 
+use crate::domain::UserId;
 use chrono::NaiveDateTime;
 
 use crate::db::games::{ActionRow, GameRow};
@@ -94,7 +95,7 @@ pub(super) fn append(
         kind: action_kind(&action),
         notation: action_notation(&action),
         seat: entry.player.map(|p| seat_name(p).to_owned()),
-        user_id: actor.map(str::to_owned),
+        user_id: actor.map(UserId::from),
         position_after: after.to_string(),
         effects: events::effects_text(&entry.events),
         created_at: now,

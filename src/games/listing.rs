@@ -2,6 +2,7 @@
 
 use crate::db::games::{GameRow, ListKey};
 use crate::db::{self, DbConnection};
+use crate::domain::{GameId, UserId};
 use crate::rules::{Action, Move, Player, Position};
 
 use super::events::{GameResult, StoredEvent};
@@ -65,13 +66,13 @@ fn list(
         mine: filter.mine || filter.my_turn,
         status: status.map(|s| s.as_str().to_owned()),
         my_turn: filter.my_turn,
-        player_id,
+        player_id: player_id.map(UserId::into_string),
         with_open_seat: lobby,
     };
     // One row past the page tells whether more follow.
     let rows = db::games::list_games(conn, &query, after, limit as i64 + 1)?;
     let more = rows.len() > limit;
-    let ids: Vec<String> = rows.iter().take(limit).map(|r| r.id.clone()).collect();
+    let ids: Vec<String> = rows.iter().take(limit).map(|r| r.id.to_string()).collect();
     let seat_rows = db::games::seats_of_games(conn, &ids)?;
     let page = rows
         .into_iter()
@@ -108,7 +109,7 @@ fn list(
         your_turn: l.your_turn,
         deadline: l.row.deadline,
         updated_at: l.row.updated_at,
-        id: l.row.id.clone(),
+        id: l.row.id.to_string(),
     });
     Ok((page, next))
 }
@@ -117,7 +118,7 @@ fn list(
 /// the key to start the next page after, if there is one.
 pub async fn list_games(
     games: &Games,
-    caller: &str,
+    caller: &UserId,
     filter: ListFilter,
     after: Option<ListKey>,
     limit: usize,
@@ -130,7 +131,7 @@ pub async fn list_games(
 }
 
 /// A game and its pending proposals.
-pub async fn game(games: &Games, game_id: &str) -> Result<GameState, GameError> {
+pub async fn game(games: &Games, game_id: &GameId) -> Result<GameState, GameError> {
     let id = game_id.to_owned();
     db::run(&games.pool, move |conn| load_state(conn, &id)).await
 }
@@ -147,7 +148,7 @@ pub struct BoardAt {
 /// The game's position at `ply` (default: now).
 pub async fn board_at(
     games: &Games,
-    game_id: &str,
+    game_id: &GameId,
     ply: Option<u32>,
 ) -> Result<BoardAt, GameError> {
     let id = game_id.to_owned();
@@ -189,7 +190,7 @@ pub struct EventEntry {
 /// event that does not parse as its type is an error naming it.
 pub async fn events_of(
     games: &Games,
-    caller: &str,
+    caller: &UserId,
     after: Option<String>,
     game_id: Option<String>,
     limit: i64,
@@ -201,7 +202,7 @@ pub async fn events_of(
             .map(|row| {
                 Ok(EventEntry {
                     event: StoredEvent::parse(&row)?,
-                    id: row.id,
+                    id: row.id.into_string(),
                     created_at: row.created_at,
                 })
             })

@@ -1,6 +1,7 @@
 //! The lobby: creating games, taking seats, declining invitations, cancelling,
 //! and games whose seats were never filled lapsing.
 
+use crate::domain::{GameId, UserId};
 use chrono::NaiveDateTime;
 
 use crate::db::games::{GameRow, SeatRow};
@@ -198,7 +199,7 @@ fn create(
             Some(a) => Position::start_allied(a, new.options),
             None => Position::start().with_options(new.options),
         };
-        let id = new_id();
+        let id = GameId::from(new_id());
         let row = GameRow {
             id: id.clone(),
             created_by: Some(creator.id.clone()),
@@ -499,7 +500,7 @@ pub fn expire(
 /// Creates a game with the caller seated; invitees are asked, open seats wait.
 pub async fn create_game(
     games: &Games,
-    caller: &str,
+    caller: &UserId,
     new: NewGame,
     now: NaiveDateTime,
 ) -> Result<GameState, GameError> {
@@ -515,8 +516,8 @@ pub async fn create_game(
 /// invitation; the third seat filled starts the game.
 pub async fn join_game(
     games: &Games,
-    caller: &str,
-    game_id: &str,
+    caller: &UserId,
+    game_id: &GameId,
     seat: Option<Player>,
     now: NaiveDateTime,
 ) -> Result<GameState, GameError> {
@@ -531,8 +532,8 @@ pub async fn join_game(
 /// The caller declines an invitation: the seat opens to anyone.
 pub async fn decline_invitation(
     games: &Games,
-    caller: &str,
-    game_id: &str,
+    caller: &UserId,
+    game_id: &GameId,
     now: NaiveDateTime,
 ) -> Result<GameState, GameError> {
     let (caller, id) = (caller.to_owned(), game_id.to_owned());
@@ -547,8 +548,8 @@ pub async fn decline_invitation(
 /// The creator cancels a game that has not started.
 pub async fn cancel_game(
     games: &Games,
-    caller: &str,
-    game_id: &str,
+    caller: &UserId,
+    game_id: &GameId,
     now: NaiveDateTime,
 ) -> Result<GameState, GameError> {
     let (caller, id) = (caller.to_owned(), game_id.to_owned());

@@ -1,5 +1,6 @@
 //! A game as loaded from storage: its row, seats, actions, and the replayed rules state.
 
+use crate::domain::{GameId, UserId};
 use anyhow::Context as _;
 use chrono::NaiveDateTime;
 
@@ -53,9 +54,9 @@ impl SeatInfo {
 
     pub fn to_row(&self, game_id: &str) -> SeatRow {
         SeatRow {
-            game_id: game_id.to_owned(),
+            game_id: GameId::from(game_id),
             seat: seat_name(self.seat).to_owned(),
-            user_id: self.user_id.clone(),
+            user_id: self.user_id.as_deref().map(UserId::from),
             display_name: self.display_name.clone(),
             state: self.state,
             joined_at: self.joined_at,
@@ -248,7 +249,7 @@ pub fn seat_infos(
         let state = s.state;
         seats.push(SeatInfo {
             seat: p,
-            user_id: s.user_id.clone(),
+            user_id: s.user_id.as_ref().map(|u| u.to_string()),
             username: username.clone(),
             display_name: s.display_name.clone(),
             state,

@@ -1,5 +1,6 @@
 //! Playing: moves and resignations (R35).
 
+use crate::domain::{GameId, UserId};
 use chrono::NaiveDateTime;
 
 use crate::db::{self, DbConnection};
@@ -123,8 +124,8 @@ pub struct MoveSubmission {
 /// nothing and answers the same.
 pub async fn play_move(
     games: &Games,
-    caller: &str,
-    game_id: &str,
+    caller: &UserId,
+    game_id: &GameId,
     submission: MoveSubmission,
     now: NaiveDateTime,
 ) -> Result<GameState, GameError> {
@@ -149,8 +150,8 @@ pub async fn play_move(
 /// The caller resigns (R35); the others play on.
 pub async fn resign_game(
     games: &Games,
-    caller: &str,
-    game_id: &str,
+    caller: &UserId,
+    game_id: &GameId,
     now: NaiveDateTime,
 ) -> Result<GameState, GameError> {
     let (settings, caller, id) = (games.settings, caller.to_owned(), game_id.to_owned());

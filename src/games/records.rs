@@ -1,6 +1,7 @@
 //! Records: a game as the plain-text record of `crate::record`, and importing
 //! one by replaying it through the rules.
 
+use crate::domain::{GameId, UserId};
 use chrono::NaiveDateTime;
 
 use crate::db::games::{ActionRow, GameRow, SeatRow};
@@ -28,7 +29,7 @@ fn import(
     let meta = record.meta();
     let start = *game.start();
     db::write_transaction(conn, |conn| {
-        let id = new_id();
+        let id = GameId::from(new_id());
         let pos = *game.position();
         let days = meta
             .time_control
@@ -37,7 +38,7 @@ fn import(
             .filter(|d| DAYS_PER_MOVE.contains(d));
         let row = GameRow {
             id: id.clone(),
-            created_by: Some(importer_id.to_owned()),
+            created_by: Some(UserId::from(importer_id)),
             status: if pos.is_over() {
                 Status::Finished
             } else {
@@ -124,7 +125,7 @@ pub fn record_of(g: &Loaded) -> Record {
             Some(d) => format!("{d} days per move"),
             None => "none".into(),
         }),
-        extra: vec![("GameId".into(), g.row.id.clone())],
+        extra: vec![("GameId".into(), g.row.id.to_string())],
     };
     Record::from_game(&g.game, &meta)
 }
@@ -133,7 +134,7 @@ pub fn record_of(g: &Loaded) -> Record {
 /// result must match the record's.
 pub async fn import_record(
     games: &Games,
-    caller: &str,
+    caller: &UserId,
     record: Record,
     now: NaiveDateTime,
 ) -> Result<GameState, GameError> {
@@ -147,7 +148,7 @@ pub async fn import_record(
 }
 
 /// A game's record.
-pub async fn export_record(games: &Games, game_id: &str) -> Result<Record, GameError> {
+pub async fn export_record(games: &Games, game_id: &GameId) -> Result<Record, GameError> {
     let id = game_id.to_owned();
     let g = db::run(&games.pool, move |conn| load(conn, &id)).await?;
     Ok(record_of(&g))

@@ -10,6 +10,7 @@
 //! connections is backed off as a whole, and no endpoint has more than two
 //! deliveries in flight per process, so a dead receiver holds up only itself.
 
+use crate::domain::UserId;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -63,7 +64,7 @@ fn wants(hook: &WebhookRow, event_type: &str, game_id: &str) -> bool {
 pub fn fan_out(conn: &mut DbConnection, now: NaiveDateTime) -> diesel::QueryResult<usize> {
     crate::db::write_transaction(conn, |conn| {
         let events = outbox::take(conn, outbox::WEBHOOK, FANOUT_BATCH)?;
-        let mut hooks: HashMap<String, Vec<WebhookRow>> = HashMap::new();
+        let mut hooks: HashMap<UserId, Vec<WebhookRow>> = HashMap::new();
         let mut written = 0;
         for event in events {
             if !hooks.contains_key(&event.user_id) {

@@ -1,6 +1,7 @@
 //! Webhook use cases: registering endpoints, test pings, the delivery log and
 //! redelivery.
 
+use crate::domain::{EventId, GameId, UserId, WebhookId};
 use chrono::NaiveDateTime;
 use serde_json::json;
 
@@ -116,7 +117,7 @@ fn check_game(conn: &mut db::DbConnection, game_id: &Option<String>) -> Result<(
 pub async fn create(
     pool: &Pool,
     settings: &Settings,
-    user_id: String,
+    user_id: UserId,
     new: NewWebhook,
     now: NaiveDateTime,
 ) -> Result<Webhook, WebhookError> {
@@ -124,11 +125,11 @@ pub async fn create(
     db::run(pool, move |conn| {
         check_game(conn, &new.game_id)?;
         let row = WebhookRow {
-            id: uuid::Uuid::now_v7().to_string(),
+            id: WebhookId::generate(),
             user_id,
             url,
             events: json!(new.events).to_string(),
-            game_id: new.game_id,
+            game_id: new.game_id.map(GameId::from),
             secret: signature::new_secret(),
             active: true,
             failure_count: 0,
@@ -144,7 +145,7 @@ pub async fn create(
     .await
 }
 
-pub async fn list(pool: &Pool, user_id: String) -> Result<Vec<Webhook>, WebhookError> {
+pub async fn list(pool: &Pool, user_id: UserId) -> Result<Vec<Webhook>, WebhookError> {
     db::run(pool, move |conn| {
         q::list_for_user(conn, &user_id)?
             .into_iter()
@@ -158,7 +159,7 @@ fn owned(conn: &mut db::DbConnection, id: &str, user_id: &str) -> Result<Webhook
     q::find_for_user(conn, id, user_id)?.ok_or(WebhookError::NotFound)
 }
 
-pub async fn get(pool: &Pool, user_id: String, id: String) -> Result<Webhook, WebhookError> {
+pub async fn get(pool: &Pool, user_id: UserId, id: WebhookId) -> Result<Webhook, WebhookError> {
     db::run(pool, move |conn| {
         Webhook::from_row(owned(conn, &id, &user_id)?, false)
     })
@@ -168,8 +169,8 @@ pub async fn get(pool: &Pool, user_id: String, id: String) -> Result<Webhook, We
 pub async fn update(
     pool: &Pool,
     settings: &Settings,
-    user_id: String,
-    id: String,
+    user_id: UserId,
+    id: WebhookId,
     patch: WebhookPatch,
     now: NaiveDateTime,
 ) -> Result<Webhook, WebhookError> {
@@ -205,7 +206,7 @@ pub async fn update(
     .await
 }
 
-pub async fn delete(pool: &Pool, user_id: String, id: String) -> Result<(), WebhookError> {
+pub async fn delete(pool: &Pool, user_id: UserId, id: WebhookId) -> Result<(), WebhookError> {
     db::run(pool, move |conn| {
         if q::delete_for_user(conn, &id, &user_id)? {
             Ok(())
@@ -219,8 +220,8 @@ pub async fn delete(pool: &Pool, user_id: String, id: String) -> Result<(), Webh
 /// Queues a `webhook.ping` delivery, sent like any event.
 pub async fn ping(
     pool: &Pool,
-    user_id: String,
-    id: String,
+    user_id: UserId,
+    id: WebhookId,
     now: NaiveDateTime,
 ) -> Result<Delivery, WebhookError> {
     db::run(pool, move |conn| {
@@ -228,7 +229,7 @@ pub async fn ping(
         let data = json!({"webhook_id": hook.id});
         let row = DeliveryRow::pending(
             hook.id,
-            uuid::Uuid::now_v7().to_string(),
+            EventId::generate(),
             PING.to_owned(),
             super::delivery::body(PING, now, data),
             now,
@@ -245,8 +246,8 @@ pub async fn ping(
 /// The webhook's latest deliveries, newest first, each with its attempts.
 pub async fn deliveries(
     pool: &Pool,
-    user_id: String,
-    id: String,
+    user_id: UserId,
+    id: WebhookId,
 ) -> Result<Vec<Delivery>, WebhookError> {
     db::run(pool, move |conn| {
         owned(conn, &id, &user_id)?;
@@ -272,8 +273,8 @@ pub async fn deliveries(
 /// Queues a finished delivery again, with the same id and body.
 pub async fn redeliver(
     pool: &Pool,
-    user_id: String,
-    id: String,
+    user_id: UserId,
+    id: WebhookId,
     delivery_id: String,
     now: NaiveDateTime,
 ) -> Result<Delivery, WebhookError> {

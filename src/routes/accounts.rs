@@ -42,7 +42,7 @@ pub struct Account {
 impl From<User> for Account {
     fn from(user: User) -> Self {
         Self {
-            id: user.id,
+            id: user.id.into_string(),
             username: user.username,
             email: user.email,
             email_verified: user.email_verified,

@@ -322,7 +322,7 @@ pub async fn unsubscribe(
         return Ok(invalid_unsubscribe_link());
     };
     let kind = claim.event_type.clone();
-    accounts::unsubscribe(&state, claim.user_id, claim.event_type).await?;
+    accounts::unsubscribe(&state, claim.user_id.into(), claim.event_type).await?;
     Ok(page(
         StatusCode::OK,
         "Unsubscribed",

@@ -1,3 +1,4 @@
+use crate::domain::TokenId;
 use actix_web::{web, HttpResponse};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -180,7 +181,7 @@ pub async fn list(
 pub async fn delete(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<TokenId>,
 ) -> Result<HttpResponse, ApiError> {
     accounts::delete_token(&state, auth.user_id, path.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())

@@ -1,5 +1,6 @@
 //! Webhooks: endpoints that receive your game events, signed per Standard Webhooks.
 
+use crate::domain::{GameId, WebhookId};
 use actix_web::{web, HttpResponse};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -83,10 +84,10 @@ pub struct WebhookView {
 impl From<Webhook> for WebhookView {
     fn from(w: Webhook) -> Self {
         Self {
-            id: w.row.id,
+            id: w.row.id.into_string(),
             url: w.row.url,
             events: w.events,
-            game_id: w.row.game_id,
+            game_id: w.row.game_id.map(GameId::into_string),
             secret: w.show_secret.then_some(w.row.secret),
             active: w.row.active,
             disabled_reason: w.row.disabled_reason,
@@ -128,7 +129,7 @@ impl From<Delivery> for DeliveryView {
         let pending = d.row.status == crate::db::webhooks::DeliveryStatus::Pending;
         Self {
             id: d.row.id,
-            event_id: d.row.event_id,
+            event_id: d.row.event_id.into_string(),
             event_type: d.row.event_type,
             status: d.row.status.as_str().to_owned(),
             next_attempt_at: pending.then(|| super::utc(d.row.next_attempt_at)),
@@ -267,7 +268,7 @@ pub async fn list(
 pub async fn get(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<WebhookId>,
 ) -> Result<HttpResponse, ApiError> {
     let hook = service::get(&state.pool, auth.user_id, path.into_inner()).await?;
     Ok(HttpResponse::Ok().json(WebhookView::from(hook)))
@@ -293,7 +294,7 @@ pub async fn get(
 pub async fn update(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<WebhookId>,
     body: ApiJson<UpdateWebhookRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let patch = body.0.parse()?;
@@ -326,7 +327,7 @@ pub async fn update(
 pub async fn delete(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<WebhookId>,
 ) -> Result<HttpResponse, ApiError> {
     service::delete(&state.pool, auth.user_id, path.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
@@ -349,7 +350,7 @@ pub async fn delete(
 pub async fn ping(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<WebhookId>,
 ) -> Result<HttpResponse, ApiError> {
     let now = state.clock.now();
     let delivery = service::ping(&state.pool, auth.user_id, path.into_inner(), now).await?;
@@ -373,7 +374,7 @@ pub async fn ping(
 pub async fn deliveries(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<WebhookId>,
 ) -> Result<HttpResponse, ApiError> {
     let list = service::deliveries(&state.pool, auth.user_id, path.into_inner()).await?;
     Ok(HttpResponse::Ok().json(list.into_iter().map(DeliveryView::from).collect::<Vec<_>>()))
@@ -400,7 +401,7 @@ pub async fn deliveries(
 pub async fn redeliver(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(WebhookId, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, delivery_id) = path.into_inner();
     let now = state.clock.now();

@@ -8,6 +8,7 @@ pub mod compose;
 pub mod sending;
 pub mod transport;
 
+use crate::domain::EventId;
 use std::sync::Arc;
 
 use chrono::NaiveDateTime;
@@ -126,7 +127,7 @@ impl MailContext {
 fn row(
     user: &User,
     kind: &str,
-    event_id: Option<String>,
+    event_id: Option<EventId>,
     composed: Composed,
     unsubscribe_url: Option<String>,
     now: NaiveDateTime,

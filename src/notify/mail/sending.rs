@@ -6,6 +6,7 @@
 //! the queue (`crate::jobs`) leases, retries until the message is marked
 //! `failed` (visible in `GET /api/v1/me/notifications`), and prunes.
 
+use crate::domain::UserId;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -34,7 +35,7 @@ struct Recipient {
 pub fn fan_out(conn: &mut DbConnection, ctx: &MailContext) -> diesel::QueryResult<usize> {
     db::write_transaction(conn, |conn| {
         let events = outbox::take(conn, outbox::MAIL, FANOUT_BATCH)?;
-        let mut recipients: HashMap<String, Option<Recipient>> = HashMap::new();
+        let mut recipients: HashMap<UserId, Option<Recipient>> = HashMap::new();
         let mut queued = 0;
         for event in events {
             outbox::done(conn, outbox::MAIL, &event.id)?;

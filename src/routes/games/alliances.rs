@@ -1,5 +1,6 @@
 //! Alliances (R29): proposals and their answers.
 
+use crate::domain::{GameId, ProposalId};
 use actix_web::{web, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -42,7 +43,7 @@ pub struct ProposalRequest {
 pub async fn propose(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<GameId>,
     body: ApiJson<ProposalRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let to = seat_param("to", &body.0.to)?;
@@ -60,7 +61,7 @@ pub struct ProposalAnswer {
 async fn answer(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(GameId, ProposalId)>,
     what: Answer,
 ) -> Result<HttpResponse, ApiError> {
     let (id, pid) = path.into_inner();
@@ -91,7 +92,7 @@ async fn answer(
 pub async fn accept(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(GameId, ProposalId)>,
 ) -> Result<HttpResponse, ApiError> {
     answer(auth, state, path, Answer::Accept).await
 }
@@ -113,7 +114,7 @@ pub async fn accept(
 pub async fn decline_alliance(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(GameId, ProposalId)>,
 ) -> Result<HttpResponse, ApiError> {
     answer(auth, state, path, Answer::Decline).await
 }
@@ -135,7 +136,7 @@ pub async fn decline_alliance(
 pub async fn withdraw_alliance(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(GameId, ProposalId)>,
 ) -> Result<HttpResponse, ApiError> {
     answer(auth, state, path, Answer::Withdraw).await
 }

@@ -1,5 +1,6 @@
 //! The lobby: create, join, decline, cancel.
 
+use crate::domain::GameId;
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
@@ -111,7 +112,7 @@ pub struct JoinQuery {
 pub async fn join(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<GameId>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let q = query::<JoinQuery>(&req)?;
@@ -143,7 +144,7 @@ pub async fn join(
 pub async fn decline(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
     let now = state.clock.now();
     let g = lobby::decline_invitation(&state.games, &auth.user_id, &path, now).await?;
@@ -168,7 +169,7 @@ pub async fn decline(
 pub async fn cancel(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
     let g = lobby::cancel_game(&state.games, &auth.user_id, &path, state.clock.now()).await?;
     Ok(HttpResponse::Ok().json(game_view(&g, Some(&auth.user_id))))

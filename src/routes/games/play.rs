@@ -1,5 +1,6 @@
 //! Playing: moves and resignations.
 
+use crate::domain::GameId;
 use actix_web::http::header;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
@@ -48,7 +49,7 @@ pub struct MoveRequest {
 pub async fn play(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<GameId>,
     body: ApiJson<MoveRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let MoveRequest { r#move, ply } = body.0;
@@ -80,7 +81,7 @@ pub async fn play(
 pub async fn moves(
     _auth: MaybeAuthenticated,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
     let g = listing::game(&state.games, &path).await?;
     Ok(HttpResponse::Ok().json(action_views(&g.game)))
@@ -105,7 +106,7 @@ pub async fn moves(
 pub async fn resign(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
     let g = moves::resign_game(&state.games, &auth.user_id, &path, state.clock.now()).await?;
     Ok(HttpResponse::Ok().json(game_view(&g, Some(&auth.user_id))))

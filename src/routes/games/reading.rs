@@ -1,5 +1,6 @@
 //! Reading games: the list, one game, its picture, and the caller's events.
 
+use crate::domain::GameId;
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use base64::Engine as _;
@@ -205,7 +206,7 @@ fn decode_cursor(c: &str) -> Option<ListKey> {
 pub async fn get(
     auth: MaybeAuthenticated,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<GameId>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let g = listing::game(&state.games, &path).await?;
@@ -241,7 +242,7 @@ pub struct BoardQuery {
 )]
 pub async fn board(
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<GameId>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let q = query::<BoardQuery>(&req)?;

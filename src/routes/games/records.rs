@@ -1,5 +1,6 @@
 //! Records: export and import.
 
+use crate::domain::GameId;
 use actix_web::http::header;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
@@ -33,7 +34,7 @@ pub async fn record(
     // Checks a credential, if one is given, against the route's scope.
     _caller: MaybeAuthenticated,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
     let record = records::export_record(&state.games, &path).await?;
     Ok(HttpResponse::Ok()

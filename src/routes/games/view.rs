@@ -125,7 +125,7 @@ pub struct ProposalView {
 impl From<ProposalRow> for ProposalView {
     fn from(p: ProposalRow) -> Self {
         ProposalView {
-            id: p.id,
+            id: p.id.into_string(),
             from: p.from_seat,
             to: p.to_seat,
             status: p.status.as_str().to_owned(),
@@ -313,7 +313,7 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
         },
     });
     GameView {
-        id: g.row.id.clone(),
+        id: g.row.id.to_string(),
         status: g.row.status.as_str().to_owned(),
         players,
         to_move: if g.status() == Status::Active {
@@ -439,7 +439,7 @@ impl From<Listed> for GameSummary {
                     in_check: false,
                 })
                 .collect(),
-            id: l.row.id,
+            id: l.row.id.into_string(),
             to_move: l.row.to_move.filter(|_| l.row.status == Status::Active),
             ply: l.row.ply,
             status: l.row.status.as_str().to_owned(),

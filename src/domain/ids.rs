@@ -1,0 +1,130 @@
+//! Ids as types: a game's id cannot be passed where a user's is wanted.
+//! Each is text (a UUID as the service writes them) wherever it is stored
+//! or sent, and reads as `&str` for the storage queries below the use cases.
+
+/// An id type stored as text: `stored_id!(GameId, "a game")`.
+macro_rules! stored_id {
+    ($(#[$doc:meta])* $ty:ident) => {
+        $(#[$doc])*
+        #[derive(
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
+            Hash,
+            PartialOrd,
+            Ord,
+            serde::Serialize,
+            serde::Deserialize,
+            diesel::AsExpression,
+            diesel::FromSqlRow,
+        )]
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        #[serde(transparent)]
+        pub struct $ty(String);
+
+        impl $ty {
+            /// A new, time-ordered id (UUID v7).
+            pub fn generate() -> Self {
+                Self(uuid::Uuid::now_v7().to_string())
+            }
+
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+
+            pub fn into_string(self) -> String {
+                self.0
+            }
+        }
+
+        impl From<String> for $ty {
+            fn from(id: String) -> Self {
+                Self(id)
+            }
+        }
+
+        impl From<&str> for $ty {
+            fn from(id: &str) -> Self {
+                Self(id.to_owned())
+            }
+        }
+
+        impl std::ops::Deref for $ty {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl PartialEq<str> for $ty {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+
+        impl PartialEq<&str> for $ty {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+
+        stored_id!(@backend $ty, diesel::pg::Pg);
+        stored_id!(@backend $ty, diesel::sqlite::Sqlite);
+        stored_id!(@backend $ty, crate::db::MultiBackend);
+    };
+    (@backend $ty:ident, $db:ty) => {
+        impl diesel::serialize::ToSql<diesel::sql_types::Text, $db> for $ty {
+            fn to_sql<'b>(
+                &'b self,
+                out: &mut diesel::serialize::Output<'b, '_, $db>,
+            ) -> diesel::serialize::Result {
+                <str as diesel::serialize::ToSql<diesel::sql_types::Text, $db>>::to_sql(
+                    &self.0, out,
+                )
+            }
+        }
+
+        impl diesel::deserialize::FromSql<diesel::sql_types::Text, $db> for $ty {
+            fn from_sql(
+                bytes: <$db as diesel::backend::Backend>::RawValue<'_>,
+            ) -> diesel::deserialize::Result<Self> {
+                <String as diesel::deserialize::FromSql<diesel::sql_types::Text, $db>>::from_sql(
+                    bytes,
+                )
+                .map(Self)
+            }
+        }
+    };
+}
+
+stored_id!(
+    /// An account.
+    UserId
+);
+stored_id!(
+    /// A game.
+    GameId
+);
+stored_id!(
+    /// An event of a game, time-ordered (UUID v7).
+    EventId
+);
+stored_id!(
+    /// A registered webhook.
+    WebhookId
+);
+stored_id!(
+    /// An alliance proposal.
+    ProposalId
+);
+stored_id!(
+    /// A personal access token.
+    TokenId
+);
