@@ -25,6 +25,8 @@ pub enum AccountError {
         caller_expires_at: chrono::NaiveDateTime,
         max_days: i64,
     },
+    #[error("too many wrong passwords for this account; retry later")]
+    PasswordAttemptsBlocked { retry_after_secs: u64 },
     #[error("minting a token needs the current password")]
     PasswordRequired,
     #[error("no such user")]

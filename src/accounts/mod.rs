@@ -3,11 +3,13 @@
 //! password hashing via `blocking`.
 
 mod error;
+mod guard;
 mod notifications;
 mod personal_tokens;
 mod sessions;
 
 pub use error::AccountError;
+pub use guard::{BLOCK_MINUTES, FREE_FAILURES};
 pub use notifications::{notification_settings, set_notification_settings, unsubscribe};
 pub use personal_tokens::{
     create_token, delete_all_tokens, delete_token, list_tokens, NewPersonalToken, PersonalToken,
@@ -137,23 +139,19 @@ pub async fn update_me(
     state: &AppState,
     user_id: UserId,
     update: AccountUpdate,
+    client: std::net::IpAddr,
 ) -> Result<User, AccountError> {
     let user = me(state, user_id.clone()).await?;
     let new_hash = match update.password {
         Some(change) => {
+            let subject = guard::Subject::Account(user.id.to_string());
             let stored = user.password_hash.clone();
-            let (ok, hash) = blocking(move || {
-                if password::verify(&stored, &change.current) {
-                    (true, Some(password::hash(&change.new)))
-                } else {
-                    (false, None)
-                }
-            })
-            .await?;
-            if !ok {
+            let current = change.current;
+            if !guard::check_password(state, &subject, stored, current, client, false).await? {
                 return Err(AccountError::WrongCurrentPassword);
             }
-            Some(hash.transpose()?.expect("hash computed when verified"))
+            let new = change.new;
+            Some(blocking(move || password::hash(&new)).await??)
         }
         None => None,
     };

@@ -9,8 +9,9 @@
 use crate::domain::{TokenId, UserId};
 use chrono::NaiveDateTime;
 
-use super::{blocking, AccountError};
-use crate::auth::{opaque, password, Authenticated, Credential};
+use super::guard::{self, Subject};
+use super::AccountError;
+use crate::auth::{opaque, Authenticated, Credential};
 use crate::db::{self, models::PersonalAccessToken};
 use crate::domain::{ScopeSet, TokenName};
 use crate::state::AppState;
@@ -57,6 +58,7 @@ pub async fn create_token(
     state: &AppState,
     caller: &Authenticated,
     new: NewPersonalToken,
+    client: std::net::IpAddr,
 ) -> Result<PersonalToken, AccountError> {
     if let Some(missing) = new.scopes.iter().find(|s| !caller.scopes.contains(*s)) {
         return Err(AccountError::ScopeNotHeld(missing));
@@ -94,8 +96,9 @@ pub async fn create_token(
             db::users::find_by_id(conn, &user_id)?.ok_or(AccountError::UserGone)
         })
         .await?;
+        let subject = Subject::Account(user.id.to_string());
         let stored = user.password_hash.clone();
-        if !blocking(move || password::verify(&stored, &candidate)).await? {
+        if !guard::check_password(state, &subject, stored, candidate, client, false).await? {
             return Err(AccountError::WrongCurrentPassword);
         }
         proven_hash = Some(user.password_hash);

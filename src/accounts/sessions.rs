@@ -3,8 +3,11 @@
 
 use chrono::NaiveDateTime;
 
-use super::{blocking, AccountError};
-use crate::auth::{opaque, password, Authenticated, Credential};
+use std::net::IpAddr;
+
+use super::guard::{self, Subject};
+use super::AccountError;
+use crate::auth::{opaque, Authenticated, Credential};
 use crate::db::{self, models::RefreshToken, models::Session, sessions::Rotation};
 use crate::domain::ScopeSet;
 use crate::state::AppState;
@@ -48,23 +51,30 @@ fn pair(
     })
 }
 
-/// Logs in with a username or email and a password. Unknown users are checked
-/// against a dummy hash so both failures take the same time and look alike.
+/// Logs in with a username or email and a password, from `client`. Unknown
+/// users are checked against a dummy hash so both failures take the same
+/// time and look alike, and both count towards the per-account limit
+/// (`guard`).
 pub async fn log_in(
     state: &AppState,
     login: String,
     candidate: String,
+    client: IpAddr,
 ) -> Result<TokenPair, AccountError> {
     let login = login.trim().to_lowercase();
+    let (name, found) = (login.clone(), login);
     let user = db::run(&state.pool, move |conn| {
-        db::users::find_by_login(conn, &login).map_err(AccountError::from)
+        db::users::find_by_login(conn, &found).map_err(AccountError::from)
     })
     .await?;
-    let stored = match &user {
-        Some(user) => user.password_hash.clone(),
-        None => state.dummy_hash.clone(),
+    let (subject, stored) = match &user {
+        Some(user) => (
+            Subject::Account(user.id.to_string()),
+            user.password_hash.clone(),
+        ),
+        None => (Subject::unknown_login(&name), state.dummy_hash.clone()),
     };
-    let matches = blocking(move || password::verify(&stored, &candidate)).await?;
+    let matches = guard::check_password(state, &subject, stored, candidate, client, true).await?;
     let user = match user {
         Some(user) if matches => user,
         _ => return Err(AccountError::InvalidCredentials),

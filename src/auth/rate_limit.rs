@@ -69,7 +69,7 @@ impl RateLimits {
 
 /// The key a client counts under: an IPv4 address (an IPv4-mapped IPv6
 /// one as IPv4), or the /64 network of an IPv6 address.
-fn network_of(client: IpAddr) -> IpAddr {
+pub fn network_of(client: IpAddr) -> IpAddr {
     match client {
         IpAddr::V4(v4) => IpAddr::V4(v4),
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {

@@ -215,6 +215,23 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    password_guards (subject) {
+        subject -> Text,
+        failures -> Integer,
+        blocked_until -> Nullable<Timestamp>,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    known_networks (user_id, network) {
+        user_id -> Text,
+        network -> Text,
+        last_seen_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(game_events -> games (game_id));
 diesel::joinable!(mail_messages -> users (user_id));
 diesel::joinable!(outbox_pending -> game_events (event_id));
@@ -242,4 +259,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     mail_messages,
     outbox_pending,
     email_opt_outs,
+    password_guards,
+    known_networks,
 );

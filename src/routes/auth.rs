@@ -81,7 +81,7 @@ fn required(field: &str, value: &str) -> Result<(), ApiError> {
         (status = 200, description = "Logged in", body = TokenResponse),
         (status = 401, description = "Unknown user or wrong password (`invalid-credentials`, the same for both)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Missing or ill-typed fields", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many log-in attempts from this address; see `Retry-After`", body = Problem, content_type = "application/problem+json",
+        (status = 429, description = "Too many log-in attempts from this address, or too many wrong passwords for this account (or name) from networks it has not logged in from; see `Retry-After`", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
         JsonBodyProblems,
     )
@@ -91,13 +91,12 @@ pub async fn token(
     state: web::Data<AppState>,
     body: ApiJson<TokenRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    state
-        .rate_limits
-        .check(Limited::Login, super::client_ip(&req, &state))?;
+    let client = super::client_ip(&req, &state);
+    state.rate_limits.check(Limited::Login, client)?;
     let TokenRequest { username, password } = body.0;
     required("username", &username)?;
     required("password", &password)?;
-    let pair = accounts::log_in(&state, username, password).await?;
+    let pair = accounts::log_in(&state, username, password, client).await?;
     Ok(no_store(TokenResponse::from(pair)))
 }
 

@@ -105,13 +105,14 @@ pub async fn get_me(
         (status = 200, description = "The updated account", body = Account),
         (status = 403, description = "The token lacks `account:write` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Email already registered (`email-taken`)", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "A verification link went to the new address less than a minute ago (`rate-limited`, with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "A verification link went to the new address less than a minute ago, or too many wrong passwords for this account from networks it has not logged in from (`rate-limited`, with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields, or wrong `current_password`", body = Problem, content_type = "application/problem+json"),
         AuthProblems,
         JsonBodyProblems,
     )
 )]
 pub async fn patch_me(
+    req: actix_web::HttpRequest,
     auth: Authenticated,
     state: web::Data<AppState>,
     body: ApiJson<UpdateMeRequest>,
@@ -124,6 +125,7 @@ pub async fn patch_me(
         keep_session: auth.session_id().map(str::to_owned),
         keep_tokens,
     };
-    let user = accounts::update_me(&state, auth.user_id, update).await?;
+    let client = super::client_ip(&req, &state);
+    let user = accounts::update_me(&state, auth.user_id, update, client).await?;
     Ok(HttpResponse::Ok().json(Account::from(user)))
 }

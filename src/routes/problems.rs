@@ -86,6 +86,9 @@ impl From<AccountError> for ApiError {
                 detail: "Your email address is already verified.".into(),
             },
             AccountError::TooSoon { retry_after_secs } => ApiError::RateLimited { retry_after_secs },
+            AccountError::PasswordAttemptsBlocked { retry_after_secs } => {
+                ApiError::RateLimited { retry_after_secs }
+            }
             AccountError::LinkExpired => ApiError::Refused {
                 status: StatusCode::GONE,
                 code: "link-expired",

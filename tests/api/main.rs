@@ -13,6 +13,7 @@ mod headers;
 mod health;
 mod mail;
 mod openapi;
+mod password_limits;
 mod process;
 mod rate_limits;
 mod smtp;

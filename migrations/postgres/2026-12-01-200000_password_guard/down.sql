@@ -1,0 +1,2 @@
+DROP TABLE known_networks;
+DROP TABLE password_guards;
