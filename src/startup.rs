@@ -90,6 +90,7 @@ impl Application {
             clock: clock.clone(),
             rate_limits: RateLimits::new(settings.auth.rate_limit_per_minute),
             readiness: Default::default(),
+            limits: settings.limits,
             body_timeout: settings.http.body_timeout,
             in_flight: std::sync::Arc::new(crate::state::InFlight::new(
                 settings.http.max_requests_per_client,
@@ -142,6 +143,7 @@ fn games_settings(settings: &Settings) -> crate::games::Settings {
     crate::games::Settings {
         day,
         open_for: day * settings.games.invitation_days as i32,
+        limits: settings.limits,
     }
 }
 

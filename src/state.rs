@@ -29,6 +29,8 @@ pub struct AppState {
     pub webhooks: crate::notify::Settings,
     /// Writing mail: links, their signing key, the sender.
     pub mail: crate::notify::mail::MailContext,
+    /// What one account may hold and how often it may do costly things.
+    pub limits: crate::domain::limits::Limits,
     /// What readiness reports besides its own check.
     pub readiness: std::sync::Arc<Readiness>,
 }

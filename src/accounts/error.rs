@@ -46,6 +46,8 @@ pub enum AccountError {
     #[error("the account's address changed since the link was sent")]
     EmailChanged,
     #[error(transparent)]
+    OverLimit(#[from] crate::domain::limits::OverLimit),
+    #[error(transparent)]
     Unavailable(#[from] DbUnavailable),
     #[error(transparent)]
     Internal(#[from] anyhow::Error),

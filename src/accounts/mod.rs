@@ -158,9 +158,9 @@ pub async fn update_me(
     let email = update.email.map(|e| e.as_str().to_owned());
     if let Some(new) = email.clone().filter(|e| *e != user.email) {
         let id = user.id.clone();
-        let now = state.clock.now();
+        let (now, limits) = (state.clock.now(), state.limits);
         db::run(&state.pool, move |conn| {
-            verification_allowed(conn, &id, &new, now)
+            verification_allowed(conn, &limits, &id, &new, now)
         })
         .await?;
     }
@@ -204,13 +204,13 @@ pub async fn update_me(
 /// Sends a new verification link to the account's address.
 pub async fn resend_verification(state: &AppState, user_id: UserId) -> Result<(), AccountError> {
     let mail = state.mail.clone();
-    let now = state.clock.now();
+    let (now, limits) = (state.clock.now(), state.limits);
     db::run(&state.pool, move |conn| {
         let user = db::users::find_by_id(conn, &user_id)?.ok_or(AccountError::UserGone)?;
         if user.email_verified {
             return Err(AccountError::AlreadyVerified);
         }
-        verification_allowed(conn, &user.id, &user.email, now)?;
+        verification_allowed(conn, &limits, &user.id, &user.email, now)?;
         notify::mail::queue_verification(conn, &mail, &user, now)?;
         Ok(())
     })
@@ -225,10 +225,14 @@ const VERIFICATION_EVERY_SECS: i64 = 60;
 /// Refuses a verification link to `address` if one went there too recently.
 fn verification_allowed(
     conn: &mut db::DbConnection,
+    limits: &crate::domain::limits::Limits,
     user_id: &str,
     address: &str,
     now: chrono::NaiveDateTime,
 ) -> Result<(), AccountError> {
+    let rate = limits.verification_mails;
+    let sent = db::mail::of_kind_since(conn, user_id, notify::mail::VERIFY_EMAIL, rate.since(now))?;
+    rate.admit(&sent, now)?;
     let since = now - chrono::Duration::seconds(VERIFICATION_EVERY_SECS);
     let last =
         db::mail::last_sent_of_kind(conn, user_id, notify::mail::VERIFY_EMAIL, address, since)?;

@@ -116,12 +116,15 @@ pub async fn create_token(
     };
     let stored = row.clone();
     let credential = caller.credential.clone();
+    let limits = state.limits;
     db::run(&state.pool, move |conn| {
         // A password change, a log-out or a revocation may have committed
         // while the password was being checked: the credential, and the
         // password it was proven with, must still hold when the token lands.
         db::write_transaction(conn, |conn| {
             still_valid(conn, &stored.user_id, &credential, proven_hash.as_deref())?;
+            let held = db::tokens::count_of_user(conn, &stored.user_id)?;
+            limits.personal_tokens.admit(held)?;
             db::tokens::insert(conn, &stored).map_err(AccountError::from)
         })
     })

@@ -154,6 +154,8 @@ pub struct Settings {
     pub webhooks: WebhookSettings,
     pub mail: MailSettings,
     pub log: LogSettings,
+    /// Per-account quotas and rates.
+    pub limits: crate::domain::limits::Limits,
 }
 
 /// The HTTP server and what it accepts.
@@ -297,6 +299,35 @@ impl Settings {
         };
         let webhooks = webhook_settings(raw.webhooks)?;
         let mail = mail_settings(raw.mail, environment, &http.bind)?;
+        let l = raw.limits;
+        let limit = |key: &'static str, v: Option<usize>, default: usize| {
+            within(variable(key), v, default, 1, 1_000_000)
+        };
+        let d = crate::domain::limits::Limits::default();
+        let limits = crate::domain::limits::Limits::new(
+            limit("limits.webhooks", l.webhooks, d.webhooks.max)?,
+            limit(
+                "limits.personal_tokens",
+                l.personal_tokens,
+                d.personal_tokens.max,
+            )?,
+            limit(
+                "limits.unfinished_games",
+                l.unfinished_games,
+                d.unfinished_games.max,
+            )?,
+            limit(
+                "limits.games_per_hour",
+                l.games_per_hour,
+                d.games_created.max,
+            )?,
+            limit(
+                "limits.verification_mails_per_day",
+                l.verification_mails_per_day,
+                d.verification_mails.max,
+            )?,
+            limit("limits.pings_per_hour", l.pings_per_hour, d.pings.max)?,
+        );
         let log = LogSettings {
             filter: raw.log.filter.unwrap_or_else(|| "info".into()),
             format: raw.log.format.unwrap_or(LogFormat::Text),
@@ -310,6 +341,7 @@ impl Settings {
             webhooks,
             mail,
             log,
+            limits,
         })
     }
 }

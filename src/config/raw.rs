@@ -78,6 +78,15 @@ pub(super) const VARIABLES: &[(&str, &str)] = &[
     ("SANNIN_MAIL_RETRY_SCALE", "mail.retry_scale"),
     ("SANNIN_LOG", "log.filter"),
     ("SANNIN_LOG_FORMAT", "log.format"),
+    ("SANNIN_LIMIT_WEBHOOKS", "limits.webhooks"),
+    ("SANNIN_LIMIT_PERSONAL_TOKENS", "limits.personal_tokens"),
+    ("SANNIN_LIMIT_UNFINISHED_GAMES", "limits.unfinished_games"),
+    ("SANNIN_LIMIT_GAMES_PER_HOUR", "limits.games_per_hour"),
+    (
+        "SANNIN_LIMIT_VERIFICATION_MAILS_PER_DAY",
+        "limits.verification_mails_per_day",
+    ),
+    ("SANNIN_LIMIT_PINGS_PER_HOUR", "limits.pings_per_hour"),
 ];
 
 /// Variables whose value is taken exactly as written (secrets may begin or
@@ -134,6 +143,7 @@ pub(super) struct Raw {
     pub webhooks: RawWebhooks,
     pub mail: RawMail,
     pub log: RawLog,
+    pub limits: RawLimits,
 }
 
 #[serde_as]
@@ -253,4 +263,22 @@ impl std::fmt::Debug for RawMail {
 pub(super) struct RawLog {
     pub filter: Option<String>,
     pub format: Option<LogFormat>,
+}
+
+#[serde_as]
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(super) struct RawLimits {
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub webhooks: Option<usize>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub personal_tokens: Option<usize>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub unfinished_games: Option<usize>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub games_per_hour: Option<usize>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub verification_mails_per_day: Option<usize>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub pings_per_hour: Option<usize>,
 }

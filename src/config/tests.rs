@@ -217,3 +217,23 @@ fn malformed_values_are_quoted_in_one_line() {
         "SANNIN_DATABASE_POOL_SIZE: `600` is not a whole number from 1 to 512"
     );
 }
+
+#[test]
+fn account_limits_default_to_a_public_servers_and_can_be_set() {
+    let d = settings(&[]).unwrap().limits;
+    assert_eq!(
+        (
+            d.webhooks.max,
+            d.personal_tokens.max,
+            d.unfinished_games.max,
+            d.games_created.max,
+            d.verification_mails.max,
+            d.pings.max
+        ),
+        (20, 50, 200, 30, 5, 10)
+    );
+    let s = settings(&[("SANNIN_LIMIT_WEBHOOKS", "3")]).unwrap();
+    assert_eq!(s.limits.webhooks.max, 3);
+    let err = settings(&[("SANNIN_LIMIT_PINGS_PER_HOUR", "0")]).unwrap_err();
+    assert_eq!(err.var, "SANNIN_LIMIT_PINGS_PER_HOUR");
+}

@@ -418,3 +418,28 @@ pub fn events_of_user(
     }
     q.order(game_events::id.asc()).limit(limit).load(conn)
 }
+
+/// When the games `user_id` created (or imported) since `since` were created.
+pub fn created_by_since(
+    conn: &mut DbConnection,
+    user_id: &str,
+    since: NaiveDateTime,
+) -> QueryResult<Vec<NaiveDateTime>> {
+    games::table
+        .filter(games::created_by.eq(user_id))
+        .filter(games::created_at.gt(since))
+        .select(games::created_at)
+        .load(conn)
+}
+
+/// How many seats `user_id` has taken in games not yet over.
+pub fn unfinished_seats_of(conn: &mut DbConnection, user_id: &str) -> QueryResult<usize> {
+    game_seats::table
+        .inner_join(games::table)
+        .filter(game_seats::user_id.eq(user_id))
+        .filter(game_seats::state.eq(SeatState::Joined))
+        .filter(games::status.eq_any([Status::Open, Status::Active]))
+        .count()
+        .get_result::<i64>(conn)
+        .map(|n| n as usize)
+}

@@ -179,3 +179,18 @@ pub fn opt_in(conn: &mut DbConnection, user_id: &str, event_type: &str) -> Query
     .execute(conn)
     .map(drop)
 }
+
+/// When the messages of `kind` to `user_id` since `since` were queued.
+pub fn of_kind_since(
+    conn: &mut DbConnection,
+    user_id: &str,
+    kind: &str,
+    since: NaiveDateTime,
+) -> QueryResult<Vec<NaiveDateTime>> {
+    mm::table
+        .filter(mm::user_id.eq(user_id))
+        .filter(mm::kind.eq(kind))
+        .filter(mm::created_at.gt(since))
+        .select(mm::created_at)
+        .load(conn)
+}

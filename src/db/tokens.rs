@@ -59,3 +59,12 @@ pub fn touch(conn: &mut DbConnection, id: &str, now: NaiveDateTime) -> QueryResu
         .execute(conn)
         .map(drop)
 }
+
+/// How many personal tokens `user_id` holds.
+pub fn count_of_user(conn: &mut DbConnection, user_id: &str) -> QueryResult<usize> {
+    pat::table
+        .filter(pat::user_id.eq(user_id))
+        .count()
+        .get_result::<i64>(conn)
+        .map(|n| n as usize)
+}

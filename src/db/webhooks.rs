@@ -354,3 +354,29 @@ pub fn game_exists(conn: &mut DbConnection, game_id: &str) -> QueryResult<bool> 
     use super::schema::games;
     diesel::select(diesel::dsl::exists(games::table.find(game_id))).get_result(conn)
 }
+
+/// How many webhooks `user_id` has registered.
+pub fn count_of_user(conn: &mut DbConnection, user_id: &str) -> QueryResult<usize> {
+    wh::table
+        .filter(wh::user_id.eq(user_id))
+        .count()
+        .get_result::<i64>(conn)
+        .map(|n| n as usize)
+}
+
+/// When the deliveries of `event_type` to `user_id`'s webhooks since
+/// `since` were made.
+pub fn deliveries_of_type_since(
+    conn: &mut DbConnection,
+    user_id: &str,
+    event_type: &str,
+    since: NaiveDateTime,
+) -> QueryResult<Vec<NaiveDateTime>> {
+    wd::table
+        .inner_join(wh::table)
+        .filter(wh::user_id.eq(user_id))
+        .filter(wd::event_type.eq(event_type))
+        .filter(wd::created_at.gt(since))
+        .select(wd::created_at)
+        .load(conn)
+}

@@ -4,6 +4,7 @@
 mod email;
 mod field_error;
 mod ids;
+pub mod limits;
 mod password;
 mod scope;
 mod token_name;

@@ -29,6 +29,8 @@ pub enum GameError {
     #[error("game over")]
     GameOver,
     #[error(transparent)]
+    OverLimit(#[from] crate::domain::limits::OverLimit),
+    #[error(transparent)]
     Unavailable(#[from] DbUnavailable),
     #[error(transparent)]
     Internal(#[from] anyhow::Error),

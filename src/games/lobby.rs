@@ -178,6 +178,12 @@ fn create(
     db::write_transaction(conn, |conn| {
         let creator = db::users::find_by_id(conn, creator_id)?
             .ok_or_else(|| GameError::Forbidden("your account no longer exists".into()))?;
+        let limits = &settings.limits;
+        let since = limits.games_created.since(now);
+        let created = db::games::created_by_since(conn, &creator.id, since)?;
+        limits.games_created.admit(&created, now)?;
+        let seats = db::games::unfinished_seats_of(conn, &creator.id)?;
+        limits.unfinished_games.admit(seats)?;
         let mut invitees = Vec::new();
         for name in &new.invite {
             let user = db::users::find_by_username(conn, name)?
@@ -294,6 +300,13 @@ fn join(
 ) -> Result<Loaded, GameError> {
     db::write_transaction(conn, |conn| {
         let mut g = load_for_update(conn, game_id)?;
+        let joined = g
+            .seat_of(user_id)
+            .is_some_and(|s| s.state == SeatState::Joined);
+        if !joined {
+            let seats = db::games::unfinished_seats_of(conn, user_id)?;
+            settings.limits.unfinished_games.admit(seats)?;
+        }
         if let Some(mine) = g.seat_of(user_id) {
             if mine.state == SeatState::Joined {
                 // Joining twice changes nothing.

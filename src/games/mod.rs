@@ -38,6 +38,8 @@ pub struct Settings {
     pub day: Duration,
     /// How long invitations and open seats wait for players.
     pub open_for: Duration,
+    /// What one account may hold and how often it may create games.
+    pub limits: crate::domain::limits::Limits,
 }
 
 impl Default for Settings {
@@ -45,6 +47,7 @@ impl Default for Settings {
         Settings {
             day: Duration::days(1),
             open_for: Duration::days(14),
+            limits: crate::domain::limits::Limits::default(),
         }
     }
 }

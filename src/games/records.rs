@@ -19,6 +19,7 @@ use super::{GameError, Games, DAYS_PER_MOVE};
 /// before the end, as an analysis game that takes no moves).
 fn import(
     conn: &mut DbConnection,
+    limits: &crate::domain::limits::Limits,
     importer_id: &str,
     record: &Record,
     now: NaiveDateTime,
@@ -29,6 +30,9 @@ fn import(
     let meta = record.meta();
     let start = *game.start();
     db::write_transaction(conn, |conn| {
+        let rate = limits.games_created;
+        let created = db::games::created_by_since(conn, importer_id, rate.since(now))?;
+        rate.admit(&created, now)?;
         let id = GameId::from(new_id());
         let pos = *game.position();
         let days = meta
@@ -138,10 +142,10 @@ pub async fn import_record(
     record: Record,
     now: NaiveDateTime,
 ) -> Result<GameState, GameError> {
-    let caller = caller.to_owned();
+    let (caller, limits) = (caller.to_owned(), games.settings.limits);
     db::run(&games.pool, move |conn| {
         Ok(GameState::without_proposals(import(
-            conn, &caller, &record, now,
+            conn, &limits, &caller, &record, now,
         )?))
     })
     .await

@@ -20,6 +20,8 @@ pub struct Settings {
     pub poll_interval: std::time::Duration,
     /// How long a receiver has to answer.
     pub timeout: std::time::Duration,
+    /// How many webhooks an account may hold and ping.
+    pub limits: crate::domain::limits::Limits,
 }
 
 impl Settings {
@@ -40,6 +42,7 @@ impl Settings {
             retry_scale: settings.webhooks.retry_scale,
             poll_interval: settings.webhooks.poll_interval,
             timeout: settings.webhooks.timeout,
+            limits: settings.limits,
         }
     }
 }

@@ -27,6 +27,8 @@ pub enum WebhookError {
     #[error("delivery still pending")]
     StillPending,
     #[error(transparent)]
+    OverLimit(#[from] crate::domain::limits::OverLimit),
+    #[error(transparent)]
     Unavailable(#[from] DbUnavailable),
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
@@ -122,7 +124,9 @@ pub async fn create(
     now: NaiveDateTime,
 ) -> Result<Webhook, WebhookError> {
     let url = checked_url(&new.url, settings).await?;
+    let limits = settings.limits;
     db::run(pool, move |conn| {
+        limits.webhooks.admit(q::count_of_user(conn, &user_id)?)?;
         check_game(conn, &new.game_id)?;
         let row = WebhookRow {
             id: WebhookId::generate(),
@@ -220,12 +224,15 @@ pub async fn delete(pool: &Pool, user_id: UserId, id: WebhookId) -> Result<(), W
 /// Queues a `webhook.ping` delivery, sent like any event.
 pub async fn ping(
     pool: &Pool,
+    limits: crate::domain::limits::Limits,
     user_id: UserId,
     id: WebhookId,
     now: NaiveDateTime,
 ) -> Result<Delivery, WebhookError> {
     db::run(pool, move |conn| {
         let hook = owned(conn, &id, &user_id)?;
+        let pings = q::deliveries_of_type_since(conn, &user_id, PING, limits.pings.since(now))?;
+        limits.pings.admit(&pings, now)?;
         let data = json!({"webhook_id": hook.id});
         let row = DeliveryRow::pending(
             hook.id,

@@ -160,7 +160,7 @@ pub async fn patch(
         (status = 202, description = "A new link is on its way"),
         (status = 403, description = "The token lacks `account:write` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The address is already verified (`already-verified`)", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "A link went out less than a minute ago (`rate-limited`, with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "A link went out less than a minute ago, or the account had as many verification mails as it may today (`rate-limited`, with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
         AuthProblems,
     )
 )]

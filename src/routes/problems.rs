@@ -2,6 +2,7 @@
 //! status and an RFC 9457 problem lives here, at the edge, so the domain
 //! carries no status codes.
 
+use crate::domain::limits::OverLimit;
 use actix_web::http::StatusCode;
 
 use crate::accounts::AccountError;
@@ -22,6 +23,24 @@ impl From<ScopeMissing> for ApiError {
 impl From<RateLimited> for ApiError {
     fn from(RateLimited { retry_after_secs }: RateLimited) -> Self {
         ApiError::RateLimited { retry_after_secs }
+    }
+}
+
+impl From<OverLimit> for ApiError {
+    /// A full quota is a conflict with what the account holds (409); a rate
+    /// asks to come back later (429 with `Retry-After`).
+    fn from(e: OverLimit) -> Self {
+        match e {
+            OverLimit::Quota { .. } => ApiError::Refused {
+                status: StatusCode::CONFLICT,
+                code: "quota-exceeded",
+                title: "Quota exceeded",
+                detail: format!("{e}; remove some first."),
+            },
+            OverLimit::Rate {
+                retry_after_secs, ..
+            } => ApiError::RateLimited { retry_after_secs },
+        }
     }
 }
 
@@ -107,6 +126,7 @@ impl From<AccountError> for ApiError {
                 title: "Address changed",
                 detail: "The account's email address changed since this link was sent; use the link sent to the new address.".into(),
             },
+            AccountError::OverLimit(e) => e.into(),
             AccountError::Unavailable(e) => e.into(),
             AccountError::Internal(e) => ApiError::Internal(e),
         }
@@ -204,6 +224,7 @@ impl From<GameError> for ApiError {
                 "Game over",
                 "This game has finished; it takes no more moves.".into(),
             ),
+            GameError::OverLimit(e) => e.into(),
             GameError::Unavailable(e) => e.into(),
             GameError::Internal(e) => ApiError::Internal(e),
         }
@@ -226,6 +247,7 @@ impl From<WebhookError> for ApiError {
                 title: "Delivery pending",
                 detail: "This delivery is still being attempted.".into(),
             },
+            WebhookError::OverLimit(e) => e.into(),
             WebhookError::Unavailable(e) => ApiError::Unavailable(e.into()),
             WebhookError::Internal(e) => ApiError::Internal(e),
         }

@@ -128,6 +128,7 @@ impl CreateTokenRequest {
         (status = 201, description = "Created; `token` is shown this once", body = TokenView),
         (status = 403, description = "The token lacks `account:write` (`insufficient-scope`), asks for a scope the calling token lacks (`forbidden`), or the password is needed (`password-required`)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields (including unknown scopes, an expiry later than the calling token's, and a wrong `current_password`)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The account holds as many personal tokens as it may (`quota-exceeded`, 50 by default)", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many wrong passwords for this account from networks it has not logged in from (`rate-limited`)", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
         AuthProblems,

@@ -214,6 +214,7 @@ impl UpdateWebhookRequest {
         (status = 201, description = "Created; `secret` is shown this once", body = WebhookView),
         (status = 403, description = "The token lacks `webhooks:manage` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields: a URL that is not http(s) or resolves to a private address (`url`), unknown event types (`events`), an unknown game (`game_id`)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The account holds as many webhooks as it may (`quota-exceeded`, 20 by default)", body = Problem, content_type = "application/problem+json"),
         AuthProblems,
         JsonBodyProblems,
     )
@@ -344,6 +345,8 @@ pub async fn delete(
         (status = 202, description = "Queued; the delivery's log follows its attempts", body = DeliveryView),
         (status = 403, description = "The token lacks `webhooks:manage` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "You have no webhook with this id (`not-found`)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "The account pinged as often as it may this hour (`rate-limited`, 10 by default)", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
         AuthProblems,
     )
 )]
@@ -353,7 +356,14 @@ pub async fn ping(
     path: web::Path<WebhookId>,
 ) -> Result<HttpResponse, ApiError> {
     let now = state.clock.now();
-    let delivery = service::ping(&state.pool, auth.user_id, path.into_inner(), now).await?;
+    let delivery = service::ping(
+        &state.pool,
+        state.webhooks.limits,
+        auth.user_id,
+        path.into_inner(),
+        now,
+    )
+    .await?;
     Ok(HttpResponse::Accepted().json(DeliveryView::from(delivery)))
 }
 

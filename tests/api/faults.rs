@@ -259,6 +259,7 @@ async fn sqlite_writers_queue_instead_of_failing() {
     let app = crate::helpers::spawn_app_with(Backend::Sqlite, |s| {
         s.database.pool_size = 64;
         s.http.max_requests_per_client = 10_000;
+        s.limits.games_created.max = 1_000;
     })
     .await;
     let t = app.trio("sqw").await;

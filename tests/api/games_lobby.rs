@@ -937,6 +937,7 @@ async fn creating_games_while_the_workers_write_never_fails(backend: Backend) {
         s.mail.poll_interval = Duration::from_millis(5);
         s.webhooks.poll_interval = Duration::from_millis(5);
         s.games.sweep_interval = Duration::from_millis(100);
+        s.limits.games_created.max = 1_000;
     })
     .await;
     let t = app.trio("busy").await;

@@ -3,6 +3,7 @@
 
 mod helpers;
 
+mod account_limits;
 mod accounts;
 mod auth;
 mod errors;

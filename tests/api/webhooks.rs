@@ -383,6 +383,7 @@ async fn two_workers_deliver_each_event_once(backend: Backend) {
         .restart_with(|s| {
             s.webhooks.allow_private = true;
             s.webhooks.poll_interval = Duration::from_millis(50);
+            s.limits.pings.max = 100;
         })
         .await;
     let t = app.trio("wh2").await;

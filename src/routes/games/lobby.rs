@@ -70,6 +70,9 @@ impl CreateGameRequest {
         (status = 201, description = "Created; invitees are asked, open seats wait", body = GameView),
         (status = 403, description = "The token lacks `games:play` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields, or an unknown username to invite", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "You hold as many seats in unfinished games as you may (`quota-exceeded`, 200 by default)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "You created as many games as you may this hour (`rate-limited`, 30 by default, imports included)", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
         AuthProblems,
         JsonBodyProblems,
     )
@@ -104,7 +107,7 @@ pub struct JoinQuery {
         (status = 200, description = "You are seated", body = GameView),
         (status = 403, description = "The token lacks `games:play`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The game is not open or has no open seat (`game-state`)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The game is not open or has no open seat (`game-state`), or you hold as many seats in unfinished games as you may (`quota-exceeded`, 200 by default)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid seat", body = Problem, content_type = "application/problem+json"),
         AuthProblems,
     )

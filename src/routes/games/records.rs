@@ -64,6 +64,8 @@ pub struct ImportRequest {
     responses(
         (status = 201, description = "Imported", body = GameView),
         (status = 422, description = "The record does not read or replay; the field error names the line, column and reason", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "You created as many games as you may this hour (`rate-limited`, 30 by default, imports included)", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
         AuthProblems,
         JsonBodyProblems,
     )
