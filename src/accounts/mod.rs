@@ -184,7 +184,13 @@ pub async fn update_me(
                 })?;
             }
             if let Some(hash) = &new_hash {
-                db::users::update_password_hash(conn, &user.id, hash, now)?;
+                // Compare and set: a password change that committed while
+                // this one checked the old password wins, and this one is
+                // refused as if its current password were wrong (it is now).
+                let proven = &user.password_hash;
+                if !db::users::update_password_hash(conn, &user.id, proven, hash, now)? {
+                    return Err(AccountError::WrongCurrentPassword);
+                }
                 db::sessions::revoke_all_for_user(conn, &user.id, keep.as_deref(), now)?;
                 if !keep_tokens {
                     db::tokens::delete_all_for_user(conn, &user.id)?;

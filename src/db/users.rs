@@ -71,17 +71,24 @@ pub fn update_email(
         .map(drop)
 }
 
+/// Replaces the password hash if it is still `proven` (the hash the current
+/// password was checked against); whether it was.
 pub fn update_password_hash(
     conn: &mut DbConnection,
     id: &str,
+    proven: &str,
     password_hash: &str,
     now: NaiveDateTime,
-) -> QueryResult<()> {
-    diesel::update(users::table.find(id))
-        .set((
-            users::password_hash.eq(password_hash),
-            users::updated_at.eq(now),
-        ))
-        .execute(conn)
-        .map(drop)
+) -> QueryResult<bool> {
+    diesel::update(
+        users::table
+            .find(id)
+            .filter(users::password_hash.eq(proven)),
+    )
+    .set((
+        users::password_hash.eq(password_hash),
+        users::updated_at.eq(now),
+    ))
+    .execute(conn)
+    .map(|n| n == 1)
 }

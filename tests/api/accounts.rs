@@ -227,7 +227,47 @@ async fn changing_the_password_revokes_other_sessions(backend: Backend) {
     );
 }
 
+/// Two changes proving the same current password at once: one wins, the
+/// other is refused (its current password no longer is), and the winner's
+/// password is the one that works.
+async fn concurrent_password_changes_do_not_both_succeed(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let user = app.register_user("janus").await;
+    let here = app.tokens_for(&user).await;
+    let change = |new: &str| json!({"current_password": user.password, "new_password": new, "revoke_tokens": false});
+    let (a, b) = (change("first new password"), change("second new password"));
+    let (ra, rb) = tokio::join!(
+        app.patch_me(&here.access, &a),
+        app.patch_me(&here.access, &b)
+    );
+    let statuses = [ra.status(), rb.status()];
+    let won: Vec<_> = statuses.iter().filter(|s| **s == StatusCode::OK).collect();
+    assert_eq!(won.len(), 1, "{statuses:?}");
+    let lost = if statuses[0] == StatusCode::OK {
+        rb
+    } else {
+        ra
+    };
+    assert_problem(lost, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    let winner = if statuses[0] == StatusCode::OK {
+        "first new password"
+    } else {
+        "second new password"
+    };
+    let loser = if statuses[0] == StatusCode::OK {
+        "second new password"
+    } else {
+        "first new password"
+    };
+    assert_eq!(app.login("janus", winner).await.status(), StatusCode::OK);
+    assert_eq!(
+        app.login("janus", loser).await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+}
+
 crate::on_both_backends!(
+    concurrent_password_changes_do_not_both_succeed,
     registration_creates_an_account,
     usernames_are_unique_case_insensitively,
     emails_are_unique_case_insensitively,
