@@ -113,6 +113,10 @@ pub async fn create_token(
         created_at: now,
         expires_at,
         last_used_at: None,
+        minted_by: match &caller.credential {
+            Credential::PersonalToken { token_id, .. } => Some(TokenId::from(token_id.as_str())),
+            Credential::Session { .. } => None,
+        },
     };
     let stored = row.clone();
     let credential = caller.credential.clone();

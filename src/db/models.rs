@@ -50,6 +50,9 @@ pub struct PersonalAccessToken {
     pub created_at: NaiveDateTime,
     pub expires_at: Option<NaiveDateTime>,
     pub last_used_at: Option<NaiveDateTime>,
+    /// The personal token this one was minted with, if any: deleting that
+    /// one deletes this one too.
+    pub minted_by: Option<TokenId>,
 }
 
 #[derive(Debug, Clone, Queryable, Insertable)]

@@ -42,6 +42,7 @@ diesel::table! {
         created_at -> Timestamp,
         expires_at -> Nullable<Timestamp>,
         last_used_at -> Nullable<Timestamp>,
+        minted_by -> Nullable<Text>,
     }
 }
 

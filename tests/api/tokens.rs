@@ -424,7 +424,51 @@ async fn access_tokens_must_have_the_configured_lifetime(backend: Backend) {
     }
 }
 
+/// Issue 10: a token minted with a personal token ends with it, however
+/// deep the line, so revoking a stolen token also ends the thief's copies.
+async fn revoking_a_token_revokes_what_it_minted(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let user = app.register_user("lineage").await;
+    let session = app.tokens_for(&user).await;
+    let scopes = json!(["account:read", "account:write"]);
+    let mint = |bearer: String| {
+        let body = json!({"name": "copy", "scopes": scopes, "current_password": user.password});
+        let app = &app;
+        async move {
+            let res = app.create_token(&bearer, &body).await;
+            assert_eq!(res.status(), StatusCode::CREATED);
+            let v: Value = res.json().await.unwrap();
+            (
+                v["token"].as_str().unwrap().to_owned(),
+                v["id"].as_str().unwrap().to_owned(),
+            )
+        }
+    };
+    let (stolen, stolen_id) = mint(session.access.clone()).await;
+    let (child, _) = mint(stolen.clone()).await;
+    let (grandchild, _) = mint(child.clone()).await;
+    let (unrelated, _) = mint(session.access.clone()).await;
+    assert_eq!(app.get_me(&grandchild).await.status(), StatusCode::OK);
+
+    assert_eq!(
+        app.delete_token(&session.access, &stolen_id).await.status(),
+        StatusCode::NO_CONTENT
+    );
+    for gone in [&stolen, &child, &grandchild] {
+        assert_problem(
+            app.get_me(gone).await,
+            StatusCode::UNAUTHORIZED,
+            "unauthenticated",
+        )
+        .await;
+    }
+    assert_eq!(app.get_me(&unrelated).await.status(), StatusCode::OK);
+    let list: Value = app.list_tokens(&session.access).await.json().await.unwrap();
+    assert_eq!(list.as_array().map(Vec::len), Some(1), "{list}");
+}
+
 crate::on_both_backends!(
+    revoking_a_token_revokes_what_it_minted,
     a_personal_token_mints_only_within_itself,
     an_old_session_needs_the_password_to_mint,
     password_changes_and_revoke_all_end_personal_tokens,

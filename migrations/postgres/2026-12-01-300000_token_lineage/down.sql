@@ -1,0 +1,1 @@
+ALTER TABLE personal_access_tokens DROP COLUMN minted_by;
