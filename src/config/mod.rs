@@ -218,6 +218,8 @@ pub struct WebhookSettings {
     pub allow_private: bool,
     /// Networks webhooks may target although they are not publicly routable.
     pub allow_networks: Vec<ipnet::IpNet>,
+    /// Networks webhooks may never target, whatever else allows them.
+    pub deny_networks: Vec<ipnet::IpNet>,
     /// Ports webhooks may target.
     pub ports: Vec<std::ops::RangeInclusive<u16>>,
     /// Factor on the retry schedule (1 = 5 s, 5 min, … 24 h); small values
@@ -490,6 +492,10 @@ fn webhook_settings(raw: raw::RawWebhooks) -> Result<WebhookSettings, ConfigErro
     };
     Ok(WebhookSettings {
         allow_private: raw.allow_private.unwrap_or(false),
+        deny_networks: networks(
+            variable("webhooks.deny_networks"),
+            raw.deny_networks.as_deref(),
+        )?,
         allow_networks: networks(
             variable("webhooks.allow_networks"),
             raw.allow_networks.as_deref(),

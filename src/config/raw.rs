@@ -58,6 +58,7 @@ pub(super) const VARIABLES: &[(&str, &str)] = &[
     ("SANNIN_INVITATION_DAYS", "games.invitation_days"),
     ("SANNIN_WEBHOOK_ALLOW_PRIVATE", "webhooks.allow_private"),
     ("SANNIN_WEBHOOK_ALLOW_NETWORKS", "webhooks.allow_networks"),
+    ("SANNIN_WEBHOOK_DENY_NETWORKS", "webhooks.deny_networks"),
     ("SANNIN_WEBHOOK_PORTS", "webhooks.ports"),
     ("SANNIN_WEBHOOK_RETRY_SCALE", "webhooks.retry_scale"),
     (
@@ -222,6 +223,7 @@ pub(super) struct RawWebhooks {
     #[serde_as(as = "Option<DisplayFromStr>")]
     pub allow_private: Option<bool>,
     pub allow_networks: Option<String>,
+    pub deny_networks: Option<String>,
     pub ports: Option<String>,
     #[serde_as(as = "Option<DisplayFromStr>")]
     pub retry_scale: Option<f64>,

@@ -34,6 +34,7 @@ impl Settings {
         let policy = targets::TargetPolicy {
             allow_private: settings.webhooks.allow_private,
             allowed_networks: settings.webhooks.allow_networks.clone(),
+            denied_networks: settings.webhooks.deny_networks.clone(),
             ports: settings.webhooks.ports.clone(),
         };
         Self {

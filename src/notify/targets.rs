@@ -37,6 +37,9 @@ pub struct TargetPolicy {
     pub allow_private: bool,
     /// Networks allowed although not globally reachable (an internal receiver).
     pub allowed_networks: Vec<IpNet>,
+    /// Networks never allowed, whatever else says so: the operator's own
+    /// publicly routable ranges (an admin panel, a metadata service).
+    pub denied_networks: Vec<IpNet>,
     pub ports: Vec<RangeInclusive<u16>>,
 }
 
@@ -45,6 +48,7 @@ impl Default for TargetPolicy {
         Self {
             allow_private: false,
             allowed_networks: Vec::new(),
+            denied_networks: Vec::new(),
             ports: default_ports(),
         }
     }
@@ -53,6 +57,9 @@ impl Default for TargetPolicy {
 impl TargetPolicy {
     pub fn allows_address(&self, ip: IpAddr) -> bool {
         let ip = ip.to_canonical();
+        if self.denied_networks.iter().any(|net| net.contains(&ip)) {
+            return false;
+        }
         self.allow_private
             || is_global(ip)
             || self.allowed_networks.iter().any(|net| net.contains(&ip))
@@ -413,6 +420,23 @@ mod tests {
         for port in [22, 25, 110, 1023] {
             assert!(!policy.allows_port(port), "{port}");
         }
+    }
+
+    #[test]
+    fn denied_networks_win_over_everything() {
+        let policy = TargetPolicy {
+            allow_private: true,
+            allowed_networks: vec!["10.1.0.0/16".parse().unwrap()],
+            denied_networks: vec![
+                "10.1.2.0/24".parse().unwrap(),
+                "203.0.113.0/24".parse().unwrap(),
+            ],
+            ..TargetPolicy::default()
+        };
+        assert!(!policy.allows_address("10.1.2.3".parse().unwrap()));
+        assert!(!policy.allows_address("203.0.113.9".parse().unwrap()));
+        assert!(!policy.allows_address("::ffff:203.0.113.9".parse().unwrap()));
+        assert!(policy.allows_address("10.1.3.3".parse().unwrap()));
     }
 
     fn targets(allow_private: bool) -> Targets {

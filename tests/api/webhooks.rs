@@ -655,7 +655,30 @@ async fn special_addresses_and_ports_are_refused(backend: Backend) {
     }
 }
 
+/// The operator's own public ranges can be denied outright.
+async fn denied_networks_are_refused(backend: Backend) {
+    let app = spawn_app_with(backend, |s| {
+        s.webhooks.deny_networks = vec!["93.184.216.0/24".parse().unwrap()];
+    })
+    .await;
+    let t = app.trio("whd").await;
+    let create = |url: &str| {
+        let body = json!({"url": url, "events": ["game.move"]});
+        let (app, token) = (&app, t.tokens[0].clone());
+        async move {
+            app.authed(Method::POST, "/api/v1/webhooks", &token, Some(&body))
+                .await
+        }
+    };
+    let res = create("http://93.184.216.34:8080/").await;
+    let problem = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    assert_eq!(problem["errors"][0]["code"], "private-address", "{problem}");
+    let res = create("http://93.184.217.34:8080/").await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+}
+
 on_both_backends!(
+    denied_networks_are_refused,
     a_rebinding_host_never_reaches_loopback,
     deliveries_connect_through_the_resolver,
     special_addresses_and_ports_are_refused,
