@@ -1,10 +1,13 @@
-//! Move submission under load, over HTTP: `cargo bench --bench load`.
+//! Move submission and reads under load, over HTTP: `cargo bench --bench load`.
 //!
 //! Registers three players per game, starts the games by invitation, then
 //! has `--clients` concurrent clients submit moves (each a legal move chosen
 //! by a seeded generator, by whoever is to move) until every game has had
 //! `--moves` moves or ended. Prints moves per second and latency
-//! percentiles of the move requests alone.
+//! percentiles of the move requests alone. Then, for `--read-seconds` each,
+//! the same clients read: `GET /healthz` (the anchor), a game with a
+//! matching `If-None-Match` (304), and the full game (200), anonymously and
+//! as a player; it prints each rate and its ratio to `/healthz`.
 //!
 //! Without `--url` it starts a server of its own in this process, on a fresh
 //! SQLite file (or on `DATABASE_URL` if that is set: use an empty
@@ -40,6 +43,9 @@ struct Args {
     /// Seed of the move choice.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Seconds each kind of read runs (0: no reads).
+    #[arg(long, default_value_t = 5)]
+    read_seconds: u64,
     // `cargo bench` passes `--bench`.
     #[arg(long, hide = true)]
     bench: bool,
@@ -146,6 +152,60 @@ async fn play(client: &Client, mut tables: Vec<Table>, moves: usize, seed: u64) 
     }
 }
 
+/// One kind of read, repeated by `clients` clients for `seconds`: how many
+/// answered per second, each checked to have `status`.
+async fn reads(
+    client: &std::sync::Arc<Client>,
+    clients: usize,
+    seconds: u64,
+    paths: &[(String, Option<String>, Option<String>)],
+    status: u16,
+) -> f64 {
+    let until = Instant::now() + Duration::from_secs(seconds);
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..clients)
+        .map(|i| {
+            let client = client.clone();
+            let paths = paths.to_vec();
+            tokio::spawn(async move {
+                let mut done = 0u64;
+                let mut n = i;
+                while Instant::now() < until {
+                    let (path, bearer, etag) = &paths[n % paths.len()];
+                    n += 1;
+                    let mut req = client.http.get(format!("{}{path}", client.base));
+                    if let Some(b) = bearer {
+                        req = req.bearer_auth(b);
+                    }
+                    if let Some(e) = etag {
+                        req = req.header("If-None-Match", e);
+                    }
+                    let res = req.send().await.expect("the server answers");
+                    assert_eq!(res.status().as_u16(), status, "{path}");
+                    res.bytes().await.expect("a body");
+                    done += 1;
+                }
+                done
+            })
+        })
+        .collect();
+    let mut total = 0;
+    for t in tasks {
+        total += t.await.unwrap();
+    }
+    total as f64 / started.elapsed().as_secs_f64()
+}
+
+/// The current `ETag` of `path` for `bearer`.
+async fn etag_of(client: &Client, path: &str, bearer: Option<&str>) -> String {
+    let mut req = client.http.get(format!("{}{path}", client.base));
+    if let Some(b) = bearer {
+        req = req.bearer_auth(b);
+    }
+    let res = req.send().await.expect("the server answers");
+    res.headers()["etag"].to_str().unwrap().to_owned()
+}
+
 /// A server of this process's own; its base URL.
 fn own_server() -> String {
     let dir = tempfile::tempdir().expect("a temporary folder");
@@ -192,6 +252,10 @@ fn main() {
         for n in 0..args.games {
             tables.push(set_up(&client, &run, n).await);
         }
+        let games: Vec<(String, String)> = tables
+            .iter()
+            .map(|t| (format!("/api/v1/games/{}", t.id), t.tokens[0].clone()))
+            .collect();
         let mut shares: Vec<Vec<Table>> = (0..args.clients).map(|_| Vec::new()).collect();
         for (i, t) in tables.into_iter().enumerate() {
             shares[i % args.clients].push(t);
@@ -224,5 +288,32 @@ fn main() {
             percentile(&latencies, 0.99),
             percentile(&latencies, 1.0),
         );
+        if args.read_seconds == 0 {
+            return;
+        }
+        let secs = args.read_seconds;
+        let healthz = [("/healthz".to_owned(), None, None)];
+        let mut anonymous = Vec::new();
+        let mut players = Vec::new();
+        for (path, token) in &games {
+            let anon_tag = etag_of(&client, path, None).await;
+            let player_tag = etag_of(&client, path, Some(token)).await;
+            anonymous.push((path.clone(), None, Some(anon_tag)));
+            players.push((path.clone(), Some(token.clone()), Some(player_tag)));
+        }
+        let full: Vec<_> = anonymous.iter().map(|(p, _, _)| (p.clone(), None, None)).collect();
+        let full_players: Vec<_> = players.iter().map(|(p, b, _)| (p.clone(), b.clone(), None)).collect();
+        let anchor = reads(&client, args.clients, secs, &healthz, 200).await;
+        println!("reads by {} clients, {secs} s each:", args.clients);
+        println!("  GET /healthz                  {anchor:>9.0}/s   1.000");
+        for (what, paths, status) in [
+            ("304, anonymous", &anonymous, 304),
+            ("304, as a player", &players, 304),
+            ("200, anonymous", &full, 200),
+            ("200, as a player", &full_players, 200),
+        ] {
+            let rate = reads(&client, args.clients, secs, paths, status).await;
+            println!("  GET game {what:<20} {rate:>9.0}/s   {:.3}", rate / anchor);
+        }
     });
 }

@@ -93,6 +93,15 @@ pub fn insert_game(conn: &mut DbConnection, game: &GameRow) -> QueryResult<()> {
         .map(drop)
 }
 
+/// The game's version, if there is such a game.
+pub fn version_of(conn: &mut DbConnection, id: &str) -> QueryResult<Option<i32>> {
+    games::table
+        .find(id)
+        .select(games::version)
+        .first(conn)
+        .optional()
+}
+
 pub fn find_game(conn: &mut DbConnection, id: &str) -> QueryResult<Option<GameRow>> {
     games::table.find(id).first(conn).optional()
 }

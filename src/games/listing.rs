@@ -130,6 +130,15 @@ pub async fn list_games(
     .await
 }
 
+/// The game's version, from its row alone: every change to a game bumps it.
+pub async fn version_of(games: &Games, game_id: &GameId) -> Result<i32, GameError> {
+    let id = game_id.to_owned();
+    db::run(&games.pool, move |conn| {
+        db::games::version_of(conn, &id)?.ok_or(GameError::GameNotFound)
+    })
+    .await
+}
+
 /// A game and its pending proposals.
 pub async fn game(games: &Games, game_id: &GameId) -> Result<GameState, GameError> {
     let id = game_id.to_owned();

@@ -366,6 +366,72 @@ async fn time_out_eliminates_and_play_goes_on(backend: Backend) {
     assert_eq!(middle_timeouts, 1);
 }
 
+/// Issue 12: a conditional read of an unchanged game answers from the game
+/// row alone. Its actions are damaged here, so any read that loads them
+/// fails, yet the 304 still comes; each viewer has a tag of its own; and a
+/// proposal, which changes the view but plays no move, changes the tag.
+async fn not_modified_reads_only_the_game_row(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("cheap").await;
+    let id = app.started_game(&t, json!({})).await;
+    app.play_all(&t, &id, &["3d4d"]).await;
+    let tag = |res: &reqwest::Response| res.headers()["etag"].to_str().unwrap().to_owned();
+    let conditional = |bearer: Option<String>, etag: String| {
+        let mut req = app
+            .client
+            .get(app.url(&format!("/api/v1/games/{id}")))
+            .header("If-None-Match", etag);
+        if let Some(b) = bearer {
+            req = req.bearer_auth(b);
+        }
+        req.send()
+    };
+    let anonymous = tag(&app
+        .request(Method::GET, &format!("/api/v1/games/{id}"))
+        .await);
+    let first = tag(&app.get_game(&t.tokens[0], &id).await);
+    let middle = tag(&app.get_game(&t.tokens[1], &id).await);
+    assert!(anonymous != first && first != middle && anonymous != middle);
+
+    app.execute_sql(&format!(
+        "UPDATE game_actions SET notation = 'not a move' WHERE game_id = '{id}'"
+    ))
+    .await;
+    let res = conditional(Some(t.tokens[0].clone()), first.clone())
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::NOT_MODIFIED);
+    assert_eq!(tag(&res), first);
+    let res = conditional(None, anonymous.clone()).await.unwrap();
+    assert_eq!(res.status(), StatusCode::NOT_MODIFIED);
+    // Another viewer's tag is not this viewer's.
+    let res = conditional(None, first.clone()).await.unwrap();
+    assert_eq!(
+        res.status(),
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "the full read loads the damaged actions"
+    );
+    app.execute_sql(&format!(
+        "UPDATE game_actions SET notation = '3d4d' WHERE game_id = '{id}' AND kind = 'move'"
+    ))
+    .await;
+
+    let res = app
+        .authed(
+            Method::POST,
+            &format!("/api/v1/games/{id}/alliance/proposals"),
+            &t.tokens[0],
+            Some(&json!({"to": "last"})),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED, "{:?}", res.text().await);
+    let res = conditional(Some(t.tokens[0].clone()), first.clone())
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_ne!(tag(&res), first);
+}
+
 async fn etag_and_not_modified(backend: Backend) {
     let app = spawn_app(backend).await;
     let t = app.trio("etag").await;
@@ -592,6 +658,7 @@ async fn the_record_checks_the_scope_it_documents(backend: Backend) {
 }
 
 on_both_backends!(
+    not_modified_reads_only_the_game_row,
     a_damaged_event_is_an_error_not_a_guess,
     the_record_checks_the_scope_it_documents,
     rows_that_do_not_parse_are_errors_not_defaults,

@@ -11,7 +11,6 @@ pub mod view;
 
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
-use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::domain::FieldError;
@@ -38,31 +37,39 @@ fn seat_param(field: &str, raw: &str) -> Result<Player, ApiError> {
     })
 }
 
-/// A view with an `ETag`; `If-None-Match` with the same tag answers 304.
-fn with_etag(
-    req: &HttpRequest,
-    status: actix_web::http::StatusCode,
-    body: &impl Serialize,
-) -> Result<HttpResponse, ApiError> {
-    let bytes = serde_json::to_vec(body).map_err(|e| ApiError::Internal(e.into()))?;
-    let digest = Sha256::digest(&bytes);
-    let etag = format!("\"{}\"", hex::encode(&digest[..16]));
-    let matches = req
-        .headers()
+/// Whether `If-None-Match` names `etag` (or `*`).
+fn none_match_names(req: &HttpRequest, etag: &str) -> bool {
+    req.headers()
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| {
             v.split(',')
                 .any(|t| t.trim().trim_start_matches("W/") == etag || t.trim() == "*")
-        });
-    if matches && status == actix_web::http::StatusCode::OK {
-        return Ok(HttpResponse::NotModified()
-            .insert_header((header::ETAG, etag))
-            .finish());
+        })
+}
+
+/// What a game's view is for: the release (its views may differ), the
+/// game's version (every change to a game bumps it, and a view shows
+/// nothing else that changes), and the viewer (players see their seat and
+/// legal moves). Computed from the game row alone, so a conditional read
+/// answers 304 without loading actions or replaying anything.
+fn game_etag(game_id: &str, version: i32, viewer: Option<&str>) -> String {
+    let mut h = Sha256::new();
+    for part in [
+        env!("CARGO_PKG_VERSION"),
+        game_id,
+        &version.to_string(),
+        viewer.unwrap_or("-"),
+    ] {
+        h.update(part.as_bytes());
+        h.update([0]);
     }
-    Ok(HttpResponse::build(status)
+    format!("\"g{}\"", hex::encode(&h.finalize()[..12]))
+}
+
+/// A 304 for `etag`.
+fn not_modified(etag: String) -> HttpResponse {
+    HttpResponse::NotModified()
         .insert_header((header::ETAG, etag))
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .content_type("application/json")
-        .body(bytes))
+        .finish()
 }

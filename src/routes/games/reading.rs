@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::view::{game_view, GameSummary, GameView};
-use super::{query, seat_param, with_etag};
+use super::{game_etag, none_match_names, not_modified, query, seat_param};
 use crate::auth::{Authenticated, MaybeAuthenticated};
 use crate::db::games::ListKey;
 use crate::domain::FieldError;
@@ -209,13 +209,20 @@ pub async fn get(
     path: web::Path<GameId>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let g = listing::game(&state.games, &path).await?;
     let viewer = auth.0.as_ref().map(|a| a.user_id.as_str());
-    with_etag(
-        &req,
-        actix_web::http::StatusCode::OK,
-        &game_view(&g, viewer),
-    )
+    if req.headers().contains_key(header::IF_NONE_MATCH) {
+        let version = listing::version_of(&state.games, &path).await?;
+        let etag = game_etag(&path, version, viewer);
+        if none_match_names(&req, &etag) {
+            return Ok(not_modified(etag));
+        }
+    }
+    let g = listing::game(&state.games, &path).await?;
+    let etag = game_etag(&path, g.game.row.version, viewer);
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, etag))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .json(game_view(&g, viewer)))
 }
 
 #[derive(Deserialize, IntoParams)]
