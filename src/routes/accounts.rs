@@ -83,6 +83,7 @@ impl RegisterRequest {
 #[utoipa::path(
     post,
     path = "/api/v1/accounts",
+    operation_id = "register_account",
     tag = "accounts",
     request_body = RegisterRequest,
     responses(

@@ -96,6 +96,7 @@ pub struct UpdateNotificationsRequest {
 #[utoipa::path(
     get,
     path = "/api/v1/me/notifications",
+    operation_id = "get_notification_settings",
     tag = "me",
     responses(
         (status = 200, description = "Your mail settings", body = NotificationSettings),
@@ -115,6 +116,7 @@ pub async fn get(
 #[utoipa::path(
     patch,
     path = "/api/v1/me/notifications",
+    operation_id = "update_notification_settings",
     tag = "me",
     request_body = UpdateNotificationsRequest,
     responses(
@@ -155,6 +157,7 @@ pub async fn patch(
 #[utoipa::path(
     post,
     path = "/api/v1/me/email/verification",
+    operation_id = "resend_verification",
     tag = "me",
     responses(
         (status = 202, description = "A new link is on its way"),
@@ -202,6 +205,7 @@ fn error_page(e: ApiError) -> HttpResponse {
 #[utoipa::path(
     get,
     path = "/api/v1/email/verify",
+    operation_id = "verify_email_page",
     tag = "accounts",
     params(TokenQuery),
     responses(
@@ -233,6 +237,7 @@ pub async fn verify_page(
 #[utoipa::path(
     post,
     path = "/api/v1/email/verify",
+    operation_id = "verify_email",
     tag = "accounts",
     request_body = TokenQuery,
     responses(
@@ -274,6 +279,7 @@ fn invalid_unsubscribe_link() -> HttpResponse {
 #[utoipa::path(
     get,
     path = "/api/v1/unsubscribe",
+    operation_id = "unsubscribe_page",
     tag = "accounts",
     params(TokenQuery),
     responses(
@@ -307,6 +313,7 @@ pub async fn unsubscribe_page(
 #[utoipa::path(
     post,
     path = "/api/v1/unsubscribe",
+    operation_id = "unsubscribe_by_link",
     tag = "accounts",
     params(TokenQuery),
     responses(

@@ -19,6 +19,27 @@ fn committed_spec_matches_the_code() {
     );
 }
 
+/// Generated clients name their functions after operation ids: each is
+/// unique and says what it does (verb and object), never a bare method.
+#[test]
+fn operation_ids_are_unique_and_descriptive() {
+    let spec: Value = serde_json::from_str(sannin::routes::openapi::spec_json()).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for (path, ops) in spec["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            let id = op["operationId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{method} {path}"));
+            assert!(seen.insert(id.to_owned()), "{id} twice");
+            let probe = ["healthz", "readyz"].contains(&id);
+            assert!(
+                probe || id.contains('_'),
+                "{method} {path}: `{id}` says too little"
+            );
+        }
+    }
+}
+
 #[test]
 fn the_cli_prints_the_spec() {
     let out = Command::new(env!("CARGO_BIN_EXE_sannin"))
