@@ -18,7 +18,6 @@ pub use personal_tokens::{
 pub use sessions::{authenticate, log_in, log_out, refresh, TokenPair};
 
 use crate::domain::UserId;
-use diesel::Connection as _;
 
 use crate::auth::links::LinkError;
 use crate::auth::password;
@@ -59,7 +58,10 @@ pub struct Registration {
     pub password: Password,
 }
 
-/// Creates an account; the username and email must both be free.
+/// Creates an account; the username must be free. An address another
+/// account holds is not refused (that would tell who is registered): the
+/// account claims it, and its verification mail tells the address's owner
+/// instead (see `notify::mail::queue_verification`).
 pub async fn register(state: &AppState, new: Registration) -> Result<User, AccountError> {
     let password_hash = blocking(move || password::hash(&new.password)).await??;
     let now = state.clock.now();
@@ -71,35 +73,50 @@ pub async fn register(state: &AppState, new: Registration) -> Result<User, Accou
         password_hash,
         created_at: now,
         updated_at: now,
+        claimed_email: None,
     };
     let mail = state.mail.clone();
     db::run(&state.pool, move |conn| {
         // Checked first for a precise answer; the unique indexes still decide
-        // races, and a lost race is re-checked to name the field.
+        // races: a lost race for the username is re-checked to say so, and
+        // one for the address makes a claim of it, like a held address.
         if db::users::find_by_username(conn, &user.username)?.is_some() {
             return Err(AccountError::UsernameTaken);
         }
-        if db::users::find_by_email(conn, &user.email)?.is_some() {
-            return Err(AccountError::EmailTaken);
-        }
-        // The account and the mail that verifies its address commit together.
-        let created = conn.transaction(|conn| {
-            db::users::insert(conn, &user)?;
-            notify::mail::queue_verification(conn, &mail, &user, now)
-        });
-        match created {
-            Ok(()) => Ok(user),
+        match create(conn, &mail, user.clone(), now) {
+            Ok(user) => Ok(user),
             Err(e) if db::is_unique_violation(&e) => {
                 if db::users::find_by_username(conn, &user.username)?.is_some() {
                     Err(AccountError::UsernameTaken)
                 } else {
-                    Err(AccountError::EmailTaken)
+                    Ok(create(conn, &mail, user, now)?)
                 }
             }
             Err(e) => Err(e.into()),
         }
     })
     .await
+}
+
+/// Inserts the account with its address, or with a claim of it when another
+/// account holds it, and queues the verification mail in one transaction.
+fn create(
+    conn: &mut db::DbConnection,
+    mail: &notify::mail::MailContext,
+    mut user: User,
+    now: chrono::NaiveDateTime,
+) -> diesel::QueryResult<User> {
+    db::write_transaction(conn, |conn| {
+        if db::users::find_by_email(conn, &user.email)?.is_some() {
+            user.claimed_email = Some(std::mem::replace(
+                &mut user.email,
+                User::placeholder_email(&user.id),
+            ));
+        }
+        db::users::insert(conn, &user)?;
+        notify::mail::queue_verification(conn, mail, &user, now)?;
+        Ok(user)
+    })
 }
 
 /// The account behind an authenticated request.
@@ -156,7 +173,7 @@ pub async fn update_me(
         None => None,
     };
     let email = update.email.map(|e| e.as_str().to_owned());
-    if let Some(new) = email.clone().filter(|e| *e != user.email) {
+    if let Some(new) = email.clone().filter(|e| *e != user.shown_email()) {
         let id = user.id.clone();
         let (now, limits) = (state.clock.now(), state.limits);
         db::run(&state.pool, move |conn| {
@@ -169,19 +186,18 @@ pub async fn update_me(
     let mail = state.mail.clone();
     let now = state.clock.now();
     db::run(&state.pool, move |conn| {
-        conn.transaction(|conn| {
-            // Writes come first in this transaction (a SQLite reader that
-            // later writes can fail with SQLITE_BUSY instead of waiting); the
-            // unique index reports a taken email.
-            let new_email = email.filter(|e| *e != user.email);
+        db::write_transaction(conn, |conn| {
+            // An address another account holds is claimed, not refused (see
+            // `register`); its verification mail goes to its owner instead.
+            let new_email = email.filter(|e| *e != user.shown_email());
             if let Some(email) = &new_email {
-                db::users::update_email(conn, &user.id, email, now).map_err(|e| {
-                    if db::is_unique_violation(&e) {
-                        AccountError::EmailTaken
-                    } else {
-                        e.into()
+                match db::users::find_by_email(conn, email)? {
+                    Some(holder) if holder.id != user.id => {
+                        let placeholder = User::placeholder_email(&user.id);
+                        db::users::update_email(conn, &user.id, &placeholder, Some(email), now)?
                     }
-                })?;
+                    _ => db::users::update_email(conn, &user.id, email, None, now)?,
+                }
             }
             if let Some(hash) = &new_hash {
                 // Compare and set: a password change that committed while
@@ -216,7 +232,7 @@ pub async fn resend_verification(state: &AppState, user_id: UserId) -> Result<()
         if user.email_verified {
             return Err(AccountError::AlreadyVerified);
         }
-        verification_allowed(conn, &limits, &user.id, &user.email, now)?;
+        verification_allowed(conn, &limits, &user.id, user.shown_email(), now)?;
         notify::mail::queue_verification(conn, &mail, &user, now)?;
         Ok(())
     })
@@ -267,11 +283,25 @@ pub async fn verify_email(state: &AppState, token: String) -> Result<User, Accou
     let now = state.clock.now();
     db::run(&state.pool, move |conn| {
         let user = db::users::find_by_id(conn, &claim.user_id)?.ok_or(AccountError::LinkInvalid)?;
-        if user.email != claim.email {
+        if user.shown_email() != claim.email {
             return Err(AccountError::EmailChanged);
         }
+        if user.claimed_email.is_some() {
+            // The address was held when claimed and the link went out once
+            // it was free: take it now, if nobody took it in between.
+            db::write_transaction(conn, |conn| {
+                db::users::update_email(conn, &user.id, &claim.email, None, now)
+            })
+            .map_err(|e| {
+                if db::is_unique_violation(&e) {
+                    AccountError::EmailTaken
+                } else {
+                    e.into()
+                }
+            })?;
+        }
         if !user.email_verified {
-            db::users::mark_email_verified(conn, &user.id, &user.email, now)?;
+            db::users::mark_email_verified(conn, &user.id, &claim.email, now)?;
         }
         db::users::find_by_id(conn, &user.id)?.ok_or(AccountError::UserGone)
     })

@@ -16,6 +16,23 @@ pub struct User {
     pub password_hash: String,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// An address the account asked for while another account held it:
+    /// `email` is then a placeholder that is never mailed.
+    pub claimed_email: Option<String>,
+}
+
+impl User {
+    /// The `email` of an account whose address another account holds
+    /// (`.invalid` is never delivered).
+    pub fn placeholder_email(id: &str) -> String {
+        format!("{id}@unclaimed.invalid")
+    }
+
+    /// The address the account asked for, whether or not it holds it: what
+    /// it is shown, and where its verification mail goes.
+    pub fn shown_email(&self) -> &str {
+        self.claimed_email.as_deref().unwrap_or(&self.email)
+    }
 }
 
 #[derive(Debug, Clone, Queryable, Insertable)]

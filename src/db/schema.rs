@@ -9,6 +9,7 @@ diesel::table! {
         password_hash -> Text,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        claimed_email -> Nullable<Text>,
     }
 }
 

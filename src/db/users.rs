@@ -34,10 +34,16 @@ pub fn find_by_email(conn: &mut DbConnection, email: &str) -> QueryResult<Option
         .optional()
 }
 
-/// Log-in accepts either the username or the email address.
+/// Log-in accepts either the username or a verified email address (an
+/// unverified one may be anybody's, and answering to it would tell who
+/// holds it).
 pub fn find_by_login(conn: &mut DbConnection, login: &str) -> QueryResult<Option<User>> {
     users::table
-        .filter(users::username.eq(login).or(users::email.eq(login)))
+        .filter(
+            users::username
+                .eq(login)
+                .or(users::email.eq(login).and(users::email_verified.eq(true))),
+        )
         .first(conn)
         .optional()
 }
@@ -55,15 +61,19 @@ pub fn mark_email_verified(
         .map(drop)
 }
 
+/// Sets the account's address, unverified: `email` itself, or, for an
+/// address another account holds, a placeholder `email` and the claim.
 pub fn update_email(
     conn: &mut DbConnection,
     id: &str,
     email: &str,
+    claimed: Option<&str>,
     now: NaiveDateTime,
 ) -> QueryResult<()> {
     diesel::update(users::table.find(id))
         .set((
             users::email.eq(email),
+            users::claimed_email.eq(claimed),
             users::email_verified.eq(false),
             users::updated_at.eq(now),
         ))

@@ -41,10 +41,11 @@ pub struct Account {
 
 impl From<User> for Account {
     fn from(user: User) -> Self {
+        let email = user.shown_email().to_owned();
         Self {
             id: user.id.into_string(),
             username: user.username,
-            email: user.email,
+            email,
             email_verified: user.email_verified,
             created_at: super::utc(user.created_at),
         }
@@ -88,7 +89,7 @@ impl RegisterRequest {
     request_body = RegisterRequest,
     responses(
         (status = 201, description = "Account created", body = Account),
-        (status = 409, description = "Username or email already taken (`username-taken`, `email-taken`)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Username already taken (`username-taken`). An address another account holds is not refused, so as not to tell who is registered: the new account claims it, and the mail that would verify it tells the address's owner instead", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many registrations from this address; see `Retry-After`", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait"))),

@@ -14,7 +14,7 @@ use crate::state::AppState;
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"username": "alice", "password": "correct horse battery staple"}))]
 pub struct TokenRequest {
-    /// The username or the email address.
+    /// The username, or the email address once it is verified.
     #[schema(example = "alice")]
     pub username: String,
     #[schema(example = "correct horse battery staple")]
@@ -70,7 +70,7 @@ fn required(field: &str, value: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// Log in: exchange a username (or email) and password for tokens.
+/// Log in: exchange a username (or verified email address) and password for tokens.
 #[utoipa::path(
     post,
     path = "/api/v1/auth/token",

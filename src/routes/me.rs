@@ -104,7 +104,6 @@ pub async fn get_me(
     responses(
         (status = 200, description = "The updated account", body = Account),
         (status = 403, description = "The token lacks `account:write` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Email already registered (`email-taken`)", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "A verification link went to the new address less than a minute ago, too many verification mails today (5 by default), or too many wrong passwords for this account from networks it has not logged in from (`rate-limited`, with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid fields, or wrong `current_password`", body = Problem, content_type = "application/problem+json"),
         AuthProblems,

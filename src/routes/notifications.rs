@@ -62,7 +62,7 @@ pub struct NotificationSettings {
 impl From<Preferences> for NotificationSettings {
     fn from(p: Preferences) -> Self {
         Self {
-            email: p.user.email,
+            email: p.user.shown_email().to_owned(),
             email_verified: p.user.email_verified,
             mail: p.mail.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
             recent: p
@@ -211,7 +211,7 @@ fn error_page(e: ApiError) -> HttpResponse {
     responses(
         (status = 200, description = "Verified", body = String, content_type = "text/html"),
         (status = 400, description = "The link is not valid", body = String, content_type = "text/html"),
-        (status = 409, description = "The account's address changed since", body = String, content_type = "text/html"),
+        (status = 409, description = "The account's address changed since, or another account took the address meanwhile", body = String, content_type = "text/html"),
         (status = 410, description = "The link has expired", body = String, content_type = "text/html"),
     )
 )]
@@ -243,7 +243,7 @@ pub async fn verify_page(
     responses(
         (status = 200, description = "Verified: the account", body = Account),
         (status = 400, description = "The token is not valid (`link-invalid`)", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The account's address changed since (`email-changed`)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The account's address changed since (`email-changed`), or another account took the address meanwhile (`email-taken`)", body = Problem, content_type = "application/problem+json"),
         (status = 410, description = "The token has expired (`link-expired`)", body = Problem, content_type = "application/problem+json"),
         JsonBodyProblems,
     )

@@ -857,7 +857,98 @@ async fn finished_mail_is_pruned_and_pending_mail_kept(backend: Backend) {
     assert_eq!(waiting_mail["status"], "pending", "{waiting_mail}");
 }
 
+/// Issue 10, item 7: registering with, or changing to, an address another
+/// account holds answers exactly as for a free address; the mail that would
+/// verify it goes to the address as usual, but tells its owner that someone
+/// asked for it, and carries no link.
+async fn a_held_address_is_not_revealed(backend: Backend) {
+    let (app, smtp) = app_with_smtp(backend).await;
+    let owner = app.register_user("owner").await;
+    let password = "a long enough password";
+    let register = |name: &str, email: &str| {
+        let body = json!({"username": name, "email": email, "password": password});
+        let app = &app;
+        async move { app.register(&body).await }
+    };
+    let held = register("squatter", "OWNER@example.com").await;
+    let free = register("newcomer", "newcomer@example.com").await;
+    assert_eq!(held.status(), StatusCode::CREATED);
+    assert_eq!(free.status(), StatusCode::CREATED);
+    let (held, free): (Value, Value) = (held.json().await.unwrap(), free.json().await.unwrap());
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&held), keys(&free));
+    assert_eq!(held["email"], "owner@example.com");
+    assert_eq!(held["email_verified"], false);
+
+    // Each address gets one mail of the same kind: the free one a link, the
+    // owner (whose own link came first) a notice without one.
+    let to_owner = smtp.wait_for(&owner.email, 2).await;
+    let notice = &to_owner[1];
+    assert_eq!(notice.kind(), "account.verify_email");
+    assert!(
+        notice
+            .text()
+            .contains("Someone asked to use owner@example.com"),
+        "{}",
+        notice.text()
+    );
+    assert!(!notice.text().contains("token="), "{}", notice.text());
+    smtp.wait_for_kind("newcomer@example.com", "account.verify_email")
+        .await
+        .link("https://sannin.test/api/v1/email/verify?token=");
+
+    // The askers' lists of recent mail look alike too.
+    let listed = |name: &'static str| {
+        let app = &app;
+        async move {
+            let res = app.login(name, password).await;
+            let token = res.json::<Value>().await.unwrap()["access_token"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let recent = eventually("the verification mail sent", || async {
+                let n = notifications(app, &token).await;
+                let m = n["recent"][0].clone();
+                (m["status"] == "sent").then_some(m)
+            })
+            .await;
+            (recent["kind"].clone(), recent["subject"].clone())
+        }
+    };
+    assert_eq!(listed("squatter").await, listed("newcomer").await);
+
+    // Neither unverified address logs in; the owner's account is untouched.
+    for (login, expected) in [
+        ("owner@example.com", StatusCode::UNAUTHORIZED),
+        ("newcomer@example.com", StatusCode::UNAUTHORIZED),
+        ("squatter", StatusCode::OK),
+    ] {
+        assert_eq!(
+            app.login(login, password).await.status(),
+            expected,
+            "{login}"
+        );
+    }
+    let owner_tokens = app.tokens_for(&owner).await;
+    assert_eq!(me(&app, &owner_tokens.access).await["email"], owner.email);
+
+    // Changing to a held address answers as changing to a free one does.
+    let newcomer = app.login("newcomer", password).await;
+    let access = newcomer.json::<Value>().await.unwrap()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let res = app.patch_me(&access, &json!({"email": owner.email})).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let changed: Value = res.json().await.unwrap();
+    assert_eq!(changed["email"], owner.email);
+    assert_eq!(changed["email_verified"], false);
+    smtp.wait_for(&owner.email, 3).await;
+    assert_eq!(me(&app, &owner_tokens.access).await["email"], owner.email);
+}
+
 on_both_backends!(
+    a_held_address_is_not_revealed,
     mail_goes_over_implicit_tls,
     finished_mail_is_pruned_and_pending_mail_kept,
     mail_no_longer_wanted_is_cancelled,

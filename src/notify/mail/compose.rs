@@ -395,7 +395,7 @@ pub fn game_event(
 
 /// Mail to confirm an address.
 pub fn verification(username: &str, email: &str, link: &str, public_url: &str) -> Composed {
-    Doc::new("Confirm your email address for Sannin")
+    Doc::new(VERIFICATION_SUBJECT)
         .para(format!(
             "Please confirm that {email} is your address: open the link below. Until then, Sannin sends you no game mail."
         ))
@@ -403,6 +403,28 @@ pub fn verification(username: &str, email: &str, link: &str, public_url: &str) -
         .para("The link works for seven days. If you did not sign up for Sannin, ignore this mail.")
         .render(
             username,
+            &Footer {
+                public_url: public_url.to_owned(),
+                unsubscribe: None,
+                what: String::new(),
+            },
+        )
+}
+
+const VERIFICATION_SUBJECT: &str = "Confirm your email address for Sannin";
+
+/// Instead of a verification link, to an address another account holds:
+/// someone asked for it; nothing changed.
+pub fn address_held(email: &str, public_url: &str) -> Composed {
+    // The verification mail's own subject: the asker's list of recent mail
+    // shows it, and must not tell the two apart.
+    Doc::new(VERIFICATION_SUBJECT)
+        .para(format!(
+            "Someone asked to use {email} for another Sannin account. This address already belongs to your account, and nothing has changed."
+        ))
+        .para("If it was you, log in to the account this address belongs to instead. If it was not, you need do nothing.")
+        .render(
+            "there",
             &Footer {
                 public_url: public_url.to_owned(),
                 unsubscribe: None,

@@ -137,7 +137,7 @@ fn row(
         user_id: user.id.clone(),
         event_id,
         kind: kind.to_owned(),
-        to_address: user.email.clone(),
+        to_address: user.shown_email().to_owned(),
         subject: composed.subject,
         text_body: composed.text,
         html_body: composed.html,
@@ -156,19 +156,32 @@ pub fn wants(conn: &mut DbConnection, user: &User, kind: &str) -> diesel::QueryR
     Ok(user.email_verified && !q::opt_outs(conn, &user.id)?.iter().any(|k| k == kind))
 }
 
-/// Queues the link that confirms `user`'s current address.
+/// Queues the link that confirms `user`'s address. For an address another
+/// account holds, the same mail (same kind, same address, same account)
+/// carries no link but tells the address's owner that someone asked for it:
+/// to the asker the two look alike, so neither tells whether the address
+/// is registered.
 pub fn queue_verification(
     conn: &mut DbConnection,
     ctx: &MailContext,
     user: &User,
     now: NaiveDateTime,
 ) -> diesel::QueryResult<()> {
-    let link = format!(
-        "{}/api/v1/email/verify?token={}",
-        ctx.public_url(),
-        ctx.links().verification_token(&user.id, &user.email)
-    );
-    let composed = compose::verification(&user.username, &user.email, &link, ctx.public_url());
+    let address = user.shown_email();
+    let held = match &user.claimed_email {
+        Some(claimed) => crate::db::users::find_by_email(conn, claimed)?.is_some(),
+        None => false,
+    };
+    let composed = if held {
+        compose::address_held(address, ctx.public_url())
+    } else {
+        let link = format!(
+            "{}/api/v1/email/verify?token={}",
+            ctx.public_url(),
+            ctx.links().verification_token(&user.id, address)
+        );
+        compose::verification(&user.username, address, &link, ctx.public_url())
+    };
     q::insert_if_new(conn, &row(user, VERIFY_EMAIL, None, composed, None, now)).map(drop)
 }
 

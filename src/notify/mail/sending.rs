@@ -95,7 +95,7 @@ fn unwanted(conn: &mut DbConnection, m: &MailRow) -> diesel::QueryResult<Option<
     let Some(user) = db::users::find_by_id(conn, &m.user_id)? else {
         return Ok(Some("the account is gone".into()));
     };
-    if user.email != m.to_address {
+    if user.shown_email() != m.to_address {
         return Ok(Some("the account's address changed".into()));
     }
     if m.kind != VERIFY_EMAIL && !super::wants(conn, &user, &m.kind)? {
