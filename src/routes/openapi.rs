@@ -165,23 +165,32 @@ impl Modify for Security {
     }
 }
 
-/// Any operation can fail inside the server or lose its database; rather
-/// than repeat that on every handler, both answers are added to each
-/// operation here.
+/// Any operation can fail inside the server or lose its database, and the
+/// edge limits every request (requests in flight per client address, the
+/// time a body may take to arrive); rather than repeat those answers on
+/// every handler, they are added to each operation here.
 struct ServerErrors;
 
 impl Modify for ServerErrors {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        let problem = |description: &str| {
-            ResponseBuilder::new()
-                .description(description)
-                .content(
-                    crate::error::PROBLEM_JSON,
-                    ContentBuilder::new()
-                        .schema(Some(Ref::from_schema_name("Problem")))
-                        .build(),
-                )
-                .build()
+        let builder = |description: &str| {
+            ResponseBuilder::new().description(description).content(
+                crate::error::PROBLEM_JSON,
+                ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name("Problem")))
+                    .build(),
+            )
+        };
+        let problem = |description: &str| builder(description).build();
+        let retry_after = |description: &str| {
+            let seconds = utoipa::openapi::ObjectBuilder::new()
+                .schema_type(utoipa::openapi::schema::Type::Integer)
+                .minimum(Some(0));
+            let header = utoipa::openapi::HeaderBuilder::new()
+                .schema(seconds)
+                .description(Some("Seconds to wait before retrying"))
+                .build();
+            builder(description).header("Retry-After", header).build()
         };
         for (path, item) in openapi.paths.paths.iter_mut() {
             // Liveness never touches the database.
@@ -194,13 +203,41 @@ impl Modify for ServerErrors {
                 &mut item.patch,
             ];
             for operation in operations.into_iter().flatten() {
+                let has_body = operation.request_body.is_some();
                 let responses = &mut operation.responses.responses;
                 responses.entry("500".into()).or_insert_with(|| {
                     problem("Internal error (`internal-error`); details are only logged").into()
                 });
                 if uses_database {
                     responses.entry("503".into()).or_insert_with(|| {
-                        problem("The database is unreachable (`service-unavailable`)").into()
+                        retry_after("The database is unavailable (`service-unavailable`): send the same request again after `Retry-After`").into()
+                    });
+                }
+                responses.entry("429".into()).or_insert_with(|| {
+                    retry_after(
+                        "Too many requests in flight from your address (`too-many-in-flight`)",
+                    )
+                    .into()
+                });
+                // Pictures are bytes to keep, not text to parse: say so,
+                // or generated clients drop them.
+                for response in responses.values_mut() {
+                    if let utoipa::openapi::RefOr::T(response) = response {
+                        if let Some(svg) = response.content.get_mut("image/svg+xml") {
+                            svg.schema = Some(
+                                utoipa::openapi::ObjectBuilder::new()
+                                    .schema_type(utoipa::openapi::schema::Type::String)
+                                    .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                                        utoipa::openapi::KnownFormat::Binary,
+                                    )))
+                                    .into(),
+                            );
+                        }
+                    }
+                }
+                if has_body {
+                    responses.entry("408".into()).or_insert_with(|| {
+                        problem("The body did not arrive in time (`request-timeout`); the connection is closed").into()
                     });
                 }
             }

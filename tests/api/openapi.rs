@@ -40,6 +40,39 @@ fn operation_ids_are_unique_and_descriptive() {
     }
 }
 
+/// Issue 13: the answers the edge gives any request are documented on every
+/// operation (clients generated from the document must expect them), and
+/// the board picture is bytes.
+#[test]
+fn every_operation_documents_the_edges_answers() {
+    let spec: Value = serde_json::from_str(sannin::routes::openapi::spec_json()).unwrap();
+    for (path, ops) in spec["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            let r = &op["responses"];
+            let what = format!("{method} {path}");
+            for status in ["429", "500"] {
+                assert!(r.get(status).is_some(), "{what} lacks {status}");
+            }
+            // Liveness never touches the database; readiness's 503 means
+            // "not ready", documented there.
+            if !["/healthz", "/readyz"].contains(&path.as_str()) {
+                assert!(
+                    r["503"]["headers"].get("Retry-After").is_some(),
+                    "{what}: 503"
+                );
+            }
+            if op.get("requestBody").is_some() {
+                assert!(r.get("408").is_some(), "{what} lacks 408");
+            }
+        }
+    }
+    let svg = &spec["paths"]["/api/v1/games/{id}/board.svg"]["get"]["responses"]["200"];
+    assert_eq!(
+        svg["content"]["image/svg+xml"]["schema"]["format"],
+        "binary"
+    );
+}
+
 #[test]
 fn the_cli_prints_the_spec() {
     let out = Command::new(env!("CARGO_BIN_EXE_sannin"))
