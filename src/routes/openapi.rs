@@ -72,7 +72,7 @@ use crate::routes::access::{access_of, Access};
         crate::domain::FieldError,
         crate::domain::Scope,
     )),
-    modifiers(&SecuritySchemes, &Security, &ServerErrors),
+    modifiers(&SecuritySchemes, &Security, &ServerErrors, &Links),
     tags(
         (name = "health", description = "Liveness and readiness"),
         (name = "accounts", description = "Registration, address verification, one-click unsubscribe"),
@@ -245,10 +245,130 @@ impl Modify for ServerErrors {
     }
 }
 
+/// OpenAPI `links` from each answer that creates something to the
+/// operations that take its id, so that clients and stateful testers can
+/// chain create, use and delete: (creating operation, its status, [(link
+/// target, [(parameter, where its value comes from)])]).
+type LinkTable = [(
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static [(&'static str, &'static str)])],
+)];
+
+const NEW_ID: &str = "$response.body#/id";
+const PATH_ID: &str = "$request.path.id";
+
+const LINKS: &LinkTable = &[
+    (
+        "create_game",
+        "201",
+        &[
+            ("get_game", &[("id", NEW_ID)]),
+            ("join_game", &[("id", NEW_ID)]),
+            ("decline_game", &[("id", NEW_ID)]),
+            ("cancel_game", &[("id", NEW_ID)]),
+            ("play_move", &[("id", NEW_ID)]),
+            ("resign_game", &[("id", NEW_ID)]),
+            ("list_moves", &[("id", NEW_ID)]),
+            ("game_board_svg", &[("id", NEW_ID)]),
+            ("game_record", &[("id", NEW_ID)]),
+            ("propose_alliance", &[("id", NEW_ID)]),
+        ],
+    ),
+    (
+        "import_game",
+        "201",
+        &[
+            ("get_game", &[("id", NEW_ID)]),
+            ("list_moves", &[("id", NEW_ID)]),
+            ("game_board_svg", &[("id", NEW_ID)]),
+            ("game_record", &[("id", NEW_ID)]),
+        ],
+    ),
+    (
+        "propose_alliance",
+        "201",
+        &[
+            ("accept_alliance", &[("id", PATH_ID), ("pid", NEW_ID)]),
+            ("decline_alliance", &[("id", PATH_ID), ("pid", NEW_ID)]),
+            ("withdraw_alliance", &[("id", PATH_ID), ("pid", NEW_ID)]),
+        ],
+    ),
+    (
+        "create_webhook",
+        "201",
+        &[
+            ("get_webhook", &[("id", NEW_ID)]),
+            ("update_webhook", &[("id", NEW_ID)]),
+            ("delete_webhook", &[("id", NEW_ID)]),
+            ("ping_webhook", &[("id", NEW_ID)]),
+            ("list_webhook_deliveries", &[("id", NEW_ID)]),
+        ],
+    ),
+    (
+        "ping_webhook",
+        "202",
+        &[(
+            "redeliver_webhook_delivery",
+            &[("id", PATH_ID), ("delivery_id", NEW_ID)],
+        )],
+    ),
+    (
+        "create_token",
+        "201",
+        &[("delete_token", &[("id", NEW_ID)])],
+    ),
+];
+
+struct Links;
+
+impl Modify for Links {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for item in openapi.paths.paths.values_mut() {
+            let operations = [
+                &mut item.get,
+                &mut item.put,
+                &mut item.post,
+                &mut item.delete,
+                &mut item.patch,
+            ];
+            for operation in operations.into_iter().flatten() {
+                let Some(id) = operation.operation_id.as_deref() else {
+                    continue;
+                };
+                let Some((_, status, targets)) = LINKS.iter().find(|(op, _, _)| *op == id) else {
+                    continue;
+                };
+                let Some(utoipa::openapi::RefOr::T(response)) =
+                    operation.responses.responses.get_mut(*status)
+                else {
+                    panic!("{id} has no {status} answer to link from");
+                };
+                for (target, parameters) in targets.iter() {
+                    let mut link = utoipa::openapi::link::LinkBuilder::new().operation_id(*target);
+                    for (name, value) in parameters.iter() {
+                        link = link.parameter(*name, *value);
+                    }
+                    response
+                        .links
+                        .insert((*target).to_owned(), link.build().into());
+                }
+            }
+        }
+    }
+}
+
 static SPEC_JSON: LazyLock<String> = LazyLock::new(|| {
-    let mut json = ApiDoc::openapi()
+    let json = ApiDoc::openapi()
         .to_pretty_json()
         .expect("the OpenAPI document serialises");
+    // utoipa 5 writes a Link object's fields in snake case; OpenAPI spells
+    // them `operationId`, `operationRef` and `requestBody`. Only links have
+    // such keys (a test checks that none is left).
+    let mut json = json
+        .replace("\"operation_id\": ", "\"operationId\": ")
+        .replace("\"operation_ref\": ", "\"operationRef\": ")
+        .replace("\"request_body\": ", "\"requestBody\": ");
     json.push('\n');
     json
 });

@@ -73,6 +73,51 @@ fn every_operation_documents_the_edges_answers() {
     );
 }
 
+/// Issue 13: the answers that create something link to the operations that
+/// take its id, and every link names an operation and its path parameters.
+#[test]
+fn created_things_link_to_the_operations_that_take_them() {
+    let spec: Value = serde_json::from_str(sannin::routes::openapi::spec_json()).unwrap();
+    let mut operations = std::collections::HashMap::new();
+    for ops in spec["paths"].as_object().unwrap().values() {
+        for op in ops.as_object().unwrap().values() {
+            operations.insert(op["operationId"].as_str().unwrap().to_owned(), op.clone());
+        }
+    }
+    let mut linked = 0;
+    for (id, op) in &operations {
+        for response in op["responses"].as_object().unwrap().values() {
+            let Some(links) = response.get("links").and_then(Value::as_object) else {
+                continue;
+            };
+            for (name, link) in links {
+                let target = &operations[link["operationId"].as_str().unwrap()];
+                let mut path_params: Vec<&str> = target["parameters"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|p| p["in"] == "path")
+                    .map(|p| p["name"].as_str().unwrap())
+                    .collect();
+                path_params.sort();
+                let given: Vec<&str> = link["parameters"]
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .map(String::as_str)
+                    .collect();
+                assert_eq!(given, path_params, "{id} -> {name}");
+                linked += 1;
+            }
+        }
+    }
+    assert!(linked >= 20, "{linked} links");
+    let text = sannin::routes::openapi::spec_json();
+    assert!(!text.contains("\"operation_id\"") && !text.contains("\"request_body\""));
+    let game = &operations["create_game"]["responses"]["201"]["links"]["get_game"];
+    assert_eq!(game["parameters"]["id"], "$response.body#/id");
+}
+
 #[test]
 fn the_cli_prints_the_spec() {
     let out = Command::new(env!("CARGO_BIN_EXE_sannin"))
