@@ -236,6 +236,36 @@ impl Modify for ServerErrors {
                     }
                 }
                 if has_body {
+                    responses.entry("422".into()).or_insert_with(|| {
+                        problem("Missing or ill-typed fields (`validation-failed`); `errors` names each").into()
+                    });
+                }
+                // The pages opened from mail answer their own errors as
+                // pages, and the edge's (a malformed query, a limit) as
+                // problems: either may come.
+                let page = matches!(responses.get("200"), Some(utoipa::openapi::RefOr::T(ok)) if ok.content.contains_key("text/html"));
+                if page {
+                    for status in ["400", "500", "503"] {
+                        if let Some(utoipa::openapi::RefOr::T(response)) = responses.get_mut(status)
+                        {
+                            let html = ContentBuilder::new()
+                                .schema(Some(
+                                    utoipa::openapi::ObjectBuilder::new()
+                                        .schema_type(utoipa::openapi::schema::Type::String),
+                                ))
+                                .build();
+                            let problem = ContentBuilder::new()
+                                .schema(Some(Ref::from_schema_name("Problem")))
+                                .build();
+                            response.content.entry("text/html".into()).or_insert(html);
+                            response
+                                .content
+                                .entry(crate::error::PROBLEM_JSON.into())
+                                .or_insert(problem);
+                        }
+                    }
+                }
+                if has_body {
                     responses.entry("408".into()).or_insert_with(|| {
                         problem("The body did not arrive in time (`request-timeout`); the connection is closed").into()
                     });
