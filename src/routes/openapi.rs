@@ -86,6 +86,21 @@ use crate::routes::access::{access_of, Access};
 )]
 pub struct ApiDoc;
 
+/// The operations of a path, with their methods.
+fn operations_of(
+    item: &mut utoipa::openapi::PathItem,
+) -> impl Iterator<Item = (&'static str, &mut utoipa::openapi::path::Operation)> {
+    [
+        ("GET", &mut item.get),
+        ("PUT", &mut item.put),
+        ("POST", &mut item.post),
+        ("DELETE", &mut item.delete),
+        ("PATCH", &mut item.patch),
+    ]
+    .into_iter()
+    .filter_map(|(method, operation)| operation.as_mut().map(|op| (method, op)))
+}
+
 struct SecuritySchemes;
 
 impl Modify for SecuritySchemes {
@@ -128,15 +143,7 @@ impl Modify for Security {
         use utoipa::openapi::security::SecurityRequirement;
         let mut unruled = Vec::new();
         for (path, item) in openapi.paths.paths.iter_mut() {
-            let operations = [
-                ("GET", &mut item.get),
-                ("PUT", &mut item.put),
-                ("POST", &mut item.post),
-                ("DELETE", &mut item.delete),
-                ("PATCH", &mut item.patch),
-            ];
-            for (method, operation) in operations {
-                let Some(operation) = operation else { continue };
+            for (method, operation) in operations_of(item) {
                 let requirements = |scope: crate::domain::Scope| {
                     vec![
                         SecurityRequirement::new("bearer_jwt", Vec::<String>::new()),
@@ -195,14 +202,7 @@ impl Modify for ServerErrors {
         for (path, item) in openapi.paths.paths.iter_mut() {
             // Liveness never touches the database.
             let uses_database = path != "/healthz";
-            let operations = [
-                &mut item.get,
-                &mut item.put,
-                &mut item.post,
-                &mut item.delete,
-                &mut item.patch,
-            ];
-            for operation in operations.into_iter().flatten() {
+            for (_, operation) in operations_of(item) {
                 let has_body = operation.request_body.is_some();
                 let responses = &mut operation.responses.responses;
                 responses.entry("500".into()).or_insert_with(|| {
@@ -355,14 +355,7 @@ struct Links;
 impl Modify for Links {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         for item in openapi.paths.paths.values_mut() {
-            let operations = [
-                &mut item.get,
-                &mut item.put,
-                &mut item.post,
-                &mut item.delete,
-                &mut item.patch,
-            ];
-            for operation in operations.into_iter().flatten() {
+            for (_, operation) in operations_of(item) {
                 let Some(id) = operation.operation_id.as_deref() else {
                     continue;
                 };
