@@ -1,6 +1,7 @@
 //! Ids as types: a game's id cannot be passed where a user's is wanted.
 //! Each is text (a UUID as the service writes them) wherever it is stored
-//! or sent, and reads as `&str` for the storage queries below the use cases.
+//! or sent (through `stored_as_text!`, like the stored enums), and reads as
+//! `&str` for the storage queries below the use cases.
 
 /// An id type stored as text: `stored_id!(GameId, "a game")`.
 macro_rules! stored_id {
@@ -35,6 +36,11 @@ macro_rules! stored_id {
 
             pub fn into_string(self) -> String {
                 self.0
+            }
+
+            /// Any text is an id (for `stored_as_text!`; it never fails).
+            pub fn parse(id: &str) -> Option<Self> {
+                Some(Self(id.to_owned()))
             }
         }
 
@@ -75,32 +81,7 @@ macro_rules! stored_id {
             }
         }
 
-        stored_id!(@backend $ty, diesel::pg::Pg);
-        stored_id!(@backend $ty, diesel::sqlite::Sqlite);
-        stored_id!(@backend $ty, crate::db::MultiBackend);
-    };
-    (@backend $ty:ident, $db:ty) => {
-        impl diesel::serialize::ToSql<diesel::sql_types::Text, $db> for $ty {
-            fn to_sql<'b>(
-                &'b self,
-                out: &mut diesel::serialize::Output<'b, '_, $db>,
-            ) -> diesel::serialize::Result {
-                <str as diesel::serialize::ToSql<diesel::sql_types::Text, $db>>::to_sql(
-                    &self.0, out,
-                )
-            }
-        }
-
-        impl diesel::deserialize::FromSql<diesel::sql_types::Text, $db> for $ty {
-            fn from_sql(
-                bytes: <$db as diesel::backend::Backend>::RawValue<'_>,
-            ) -> diesel::deserialize::Result<Self> {
-                <String as diesel::deserialize::FromSql<diesel::sql_types::Text, $db>>::from_sql(
-                    bytes,
-                )
-                .map(Self)
-            }
-        }
+        crate::stored_as_text!($ty, "an id");
     };
 }
 
