@@ -61,6 +61,9 @@ pub enum ApiError {
     /// The client already has its share of requests in flight.
     #[error("too many requests in flight")]
     TooManyInFlight,
+    /// The account or the client address holds its share of open streams.
+    #[error("too many open streams {0}")]
+    TooManyStreams(&'static str),
     #[error("invalid username or password")]
     InvalidCredentials,
     #[error("authentication required: {0}")]
@@ -128,6 +131,7 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => "payload-too-large",
             ApiError::BodyTimeout => "request-timeout",
             ApiError::TooManyInFlight => "too-many-in-flight",
+            ApiError::TooManyStreams(_) => "too-many-streams",
             ApiError::InvalidCredentials => "invalid-credentials",
             ApiError::Unauthenticated(_) => "unauthenticated",
             ApiError::InvalidRefreshToken => "invalid-refresh-token",
@@ -154,6 +158,7 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => "Payload too large",
             ApiError::BodyTimeout => "Request timeout",
             ApiError::TooManyInFlight => "Too many requests",
+            ApiError::TooManyStreams(_) => "Too many streams",
             ApiError::InvalidCredentials => "Invalid credentials",
             ApiError::Unauthenticated(_) => "Authentication required",
             ApiError::InvalidRefreshToken => "Invalid refresh token",
@@ -188,6 +193,9 @@ impl ApiError {
             ApiError::TooManyInFlight => {
                 "This client already has as many requests in flight as it may; wait for them."
                     .into()
+            }
+            ApiError::TooManyStreams(per) => {
+                format!("As many streams are open {per} as may be; close one first.")
             }
             ApiError::InvalidCredentials => "The username or password is wrong.".into(),
             ApiError::Unauthenticated(why) => format!("A valid bearer token is required: {why}."),
@@ -259,7 +267,9 @@ impl ResponseError for ApiError {
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
-            ApiError::TooManyInFlight => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::TooManyInFlight | ApiError::TooManyStreams(_) => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             ApiError::InvalidCredentials
             | ApiError::Unauthenticated(_)
             | ApiError::InvalidRefreshToken
@@ -299,6 +309,9 @@ impl ResponseError for ApiError {
             }
             ApiError::TooManyInFlight => {
                 response.insert_header((header::RETRY_AFTER, "1"));
+            }
+            ApiError::TooManyStreams(_) => {
+                response.insert_header((header::RETRY_AFTER, "10"));
             }
             ApiError::Unauthenticated(_) => {
                 response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));

@@ -40,6 +40,22 @@ pub struct Application {
     port: u16,
     server: Server,
     jobs: jobs::Handle,
+    closing: std::sync::Arc<tokio::sync::watch::Sender<bool>>,
+}
+
+/// Stops a running server as SIGTERM does: live streams end with a last
+/// message, then requests drain.
+#[derive(Clone)]
+pub struct Stopper {
+    server: actix_web::dev::ServerHandle,
+    closing: std::sync::Arc<tokio::sync::watch::Sender<bool>>,
+}
+
+impl Stopper {
+    pub async fn stop(&self, graceful: bool) {
+        self.closing.send_replace(true);
+        self.server.stop(graceful).await;
+    }
 }
 
 impl Application {
@@ -72,6 +88,10 @@ impl Application {
         .context("start-up task failed")??;
 
         let clock = dependencies.clock.unwrap_or_default();
+        let (closing, closing_rx) = tokio::sync::watch::channel(false);
+        if let crate::config::DatabaseUrl::Postgres(url) = &settings.database.url {
+            db::live::spawn_relay(url.to_string(), closing_rx.clone());
+        }
         let mail = MailContext::new(
             &settings.mail,
             jwt_secret.as_bytes(),
@@ -90,6 +110,7 @@ impl Application {
             clock: clock.clone(),
             rate_limits: RateLimits::new(settings.auth.rate_limit_per_minute),
             readiness: Default::default(),
+            streams: std::sync::Arc::new(crate::state::Streams::new(settings.streams, closing_rx)),
             limits: settings.limits,
             body_timeout: settings.http.body_timeout,
             in_flight: std::sync::Arc::new(crate::state::InFlight::new(
@@ -115,9 +136,19 @@ impl Application {
 
         let listener = TcpListener::bind(&settings.http.bind)
             .with_context(|| format!("SANNIN_BIND: cannot listen on {}", settings.http.bind))?;
+        if let Some(bytes) = settings.http.send_buffer_bytes {
+            socket2::SockRef::from(&listener)
+                .set_send_buffer_size(bytes)
+                .context("SANNIN_SEND_BUFFER_BYTES: cannot set the send buffer")?;
+        }
         let port = listener.local_addr()?.port();
         let (server, jobs) = run(listener, state, &settings)?;
-        Ok(Self { port, server, jobs })
+        Ok(Self {
+            port,
+            server,
+            jobs,
+            closing: std::sync::Arc::new(closing),
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -125,17 +156,47 @@ impl Application {
     }
 
     /// Stops the server as SIGTERM would (tests).
-    pub fn server_handle(&self) -> actix_web::dev::ServerHandle {
-        self.server.handle()
+    pub fn stopper(&self) -> Stopper {
+        Stopper {
+            server: self.server.handle(),
+            closing: self.closing.clone(),
+        }
     }
 
-    /// Serves until SIGTERM or ctrl-c, then drains in-flight requests and
-    /// background jobs (what cannot finish in time is given back).
+    /// Serves until SIGTERM or ctrl-c, then ends live streams and drains
+    /// in-flight requests and background jobs (what cannot finish in time is
+    /// given back).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let stopper = self.stopper();
+        let signals = actix_web::rt::spawn(async move {
+            stop_signal().await;
+            tracing::info!("stopping");
+            stopper.stop(true).await;
+        });
         let served = self.server.await;
+        self.closing.send_replace(true);
+        signals.abort();
         self.jobs.shutdown().await;
         served
     }
+}
+
+/// SIGTERM or ctrl-c.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let Ok(mut term) = signal(SignalKind::terminate()) else {
+            let _ = tokio::signal::ctrl_c().await;
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 fn games_settings(settings: &Settings) -> crate::games::Settings {
@@ -213,6 +274,8 @@ fn run(
     .keep_alive(Duration::from_secs(5))
     .max_connections(settings.http.max_connections)
     .listen(listener)?
+    // `Application::run_until_stopped` handles the signals: streams end first.
+    .disable_signals()
     .shutdown_timeout(settings.http.shutdown_timeout.as_secs());
     if let Some(workers) = settings.http.workers {
         server = server.workers(workers);

@@ -33,6 +33,8 @@ pub struct AppState {
     pub limits: crate::domain::limits::Limits,
     /// What readiness reports besides its own check.
     pub readiness: std::sync::Arc<Readiness>,
+    /// Open live streams and their limits.
+    pub streams: std::sync::Arc<Streams>,
 }
 
 /// What readiness knows besides its own check: when this server last
@@ -102,6 +104,97 @@ impl Drop for InFlightGuard {
                 *n -= 1;
                 if *n == 0 {
                     map.remove(&self.client);
+                }
+            }
+        }
+    }
+}
+
+/// Open live streams, counted per account and per client network (in this
+/// process: each stream holds this process's memory and a connection), and
+/// the signal that ends them when the server stops.
+#[derive(Debug)]
+pub struct Streams {
+    pub settings: crate::config::StreamSettings,
+    open: std::sync::Mutex<std::collections::HashMap<StreamHolder, usize>>,
+    closing: tokio::sync::watch::Receiver<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum StreamHolder {
+    Account(String),
+    Client(std::net::IpAddr),
+}
+
+impl Streams {
+    pub fn new(
+        settings: crate::config::StreamSettings,
+        closing: tokio::sync::watch::Receiver<bool>,
+    ) -> Self {
+        Self {
+            settings,
+            open: Default::default(),
+            closing,
+        }
+    }
+
+    /// Counts a stream of `account` (if signed in) from `client` while the
+    /// slot lives; names what is full when either has its share open.
+    pub fn admit(
+        self: &std::sync::Arc<Self>,
+        account: Option<&str>,
+        client: std::net::IpAddr,
+    ) -> Result<StreamSlot, &'static str> {
+        let mut holders = vec![(
+            StreamHolder::Client(crate::auth::rate_limit::network_of(client)),
+            self.settings.per_client,
+            "from this client address",
+        )];
+        if let Some(a) = account {
+            holders.push((
+                StreamHolder::Account(a.to_owned()),
+                self.settings.per_account,
+                "for this account",
+            ));
+        }
+        let mut open = self.open.lock().map_err(|_| "in this server")?;
+        for (holder, limit, per) in &holders {
+            if open.get(holder).copied().unwrap_or_default() >= *limit {
+                return Err(per);
+            }
+        }
+        let holders: Vec<StreamHolder> = holders.into_iter().map(|(h, ..)| h).collect();
+        for h in &holders {
+            *open.entry(h.clone()).or_default() += 1;
+        }
+        Ok(StreamSlot {
+            of: self.clone(),
+            holders,
+        })
+    }
+
+    /// Becomes true when the server begins to stop.
+    pub fn closing(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.closing.clone()
+    }
+}
+
+/// One open stream; counted out when dropped.
+#[derive(Debug)]
+pub struct StreamSlot {
+    of: std::sync::Arc<Streams>,
+    holders: Vec<StreamHolder>,
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        if let Ok(mut open) = self.of.open.lock() {
+            for h in &self.holders {
+                if let Some(n) = open.get_mut(h) {
+                    *n -= 1;
+                    if *n == 0 {
+                        open.remove(h);
+                    }
                 }
             }
         }

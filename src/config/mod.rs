@@ -14,11 +14,13 @@ use std::time::Duration;
 
 mod mail;
 mod raw;
+mod streams;
 mod values;
 
 use mail::mail_settings;
 pub use mail::{MailSettings, MailTransport, SmtpTls};
 use raw::variable;
+pub use streams::StreamSettings;
 use values::{networks, ports, retry_scale, within};
 
 /// A configuration problem, reported as one line naming the variable.
@@ -156,6 +158,7 @@ pub struct Settings {
     pub log: LogSettings,
     /// Per-account quotas and rates.
     pub limits: crate::domain::limits::Limits,
+    pub streams: StreamSettings,
 }
 
 /// The HTTP server and what it accepts.
@@ -173,6 +176,9 @@ pub struct HttpSettings {
     pub shutdown_timeout: Duration,
     /// Reverse proxies whose `X-Forwarded-For` is believed (for rate limits).
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// The kernel's send buffer per connection, when set (else the system
+    /// sizes it): what a slow reader can leave queued outside the process.
+    pub send_buffer_bytes: Option<usize>,
 }
 
 /// The database and how long its work may take.
@@ -330,6 +336,7 @@ impl Settings {
             )?,
             limit("limits.pings_per_hour", l.pings_per_hour, d.pings.max)?,
         );
+        let streams = streams::stream_settings(raw.streams, &database.url)?;
         let log = LogSettings {
             filter: raw.log.filter.unwrap_or_else(|| "info".into()),
             format: raw.log.format.unwrap_or(LogFormat::Text),
@@ -344,6 +351,7 @@ impl Settings {
             mail,
             log,
             limits,
+            streams,
         })
     }
 }
@@ -405,6 +413,16 @@ fn http_settings(raw: raw::RawHttp) -> Result<HttpSettings, ConfigError> {
             variable("http.trusted_proxies"),
             raw.trusted_proxies.as_deref(),
         )?,
+        send_buffer_bytes: match raw.send_buffer_bytes {
+            None => None,
+            some => Some(within(
+                variable("http.send_buffer_bytes"),
+                some,
+                0,
+                2_048,
+                64 << 20,
+            )?),
+        },
     })
 }
 

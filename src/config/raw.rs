@@ -88,6 +88,16 @@ pub(super) const VARIABLES: &[(&str, &str)] = &[
         "limits.verification_mails_per_day",
     ),
     ("SANNIN_LIMIT_PINGS_PER_HOUR", "limits.pings_per_hour"),
+    ("SANNIN_STREAMS_PER_ACCOUNT", "streams.per_account"),
+    ("SANNIN_STREAMS_PER_CLIENT", "streams.per_client"),
+    ("SANNIN_STREAM_BUFFER", "streams.buffer"),
+    ("SANNIN_STREAM_LAG_SECONDS", "streams.lag_seconds"),
+    (
+        "SANNIN_STREAM_KEEPALIVE_SECONDS",
+        "streams.keepalive_seconds",
+    ),
+    ("SANNIN_STREAM_POLL_MS", "streams.poll_ms"),
+    ("SANNIN_SEND_BUFFER_BYTES", "http.send_buffer_bytes"),
 ];
 
 /// Variables whose value is taken exactly as written (secrets may begin or
@@ -145,6 +155,7 @@ pub(super) struct Raw {
     pub mail: RawMail,
     pub log: RawLog,
     pub limits: RawLimits,
+    pub streams: RawStreams,
 }
 
 #[serde_as]
@@ -152,6 +163,8 @@ pub(super) struct Raw {
 #[serde(default, deny_unknown_fields)]
 pub(super) struct RawHttp {
     pub bind: Option<String>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub send_buffer_bytes: Option<usize>,
     #[serde_as(as = "Option<DisplayFromStr>")]
     pub max_body_bytes: Option<usize>,
     #[serde_as(as = "Option<DisplayFromStr>")]
@@ -283,4 +296,22 @@ pub(super) struct RawLimits {
     pub verification_mails_per_day: Option<usize>,
     #[serde_as(as = "Option<DisplayFromStr>")]
     pub pings_per_hour: Option<usize>,
+}
+
+#[serde_as]
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(super) struct RawStreams {
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub per_account: Option<usize>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub per_client: Option<usize>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub buffer: Option<usize>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub lag_seconds: Option<u64>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub keepalive_seconds: Option<u64>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub poll_ms: Option<u64>,
 }

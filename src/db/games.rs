@@ -75,7 +75,9 @@ pub struct ProposalRow {
     pub resolved_at: Option<NaiveDateTime>,
 }
 
-#[derive(Debug, Clone, Queryable, Insertable)]
+/// An event as written; its `stream_order` is set by the database (see
+/// `db::live`).
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = game_events)]
 pub struct EventRow {
     pub id: EventId,
@@ -130,6 +132,9 @@ pub fn update_game_if_version(
     )
     .set(game)
     .execute(conn)?;
+    if n == 1 {
+        super::live::announce(super::live::Topic::Game(game.id.to_string()));
+    }
     Ok(n == 1)
 }
 
@@ -168,6 +173,16 @@ pub fn actions(conn: &mut DbConnection, game_id: &str) -> QueryResult<Vec<Action
         .filter(game_actions::game_id.eq(game_id))
         .order(game_actions::seq.asc())
         .load(conn)
+}
+
+/// The game's last move, if it has one.
+pub fn last_move(conn: &mut DbConnection, game_id: &str) -> QueryResult<Option<ActionRow>> {
+    game_actions::table
+        .filter(game_actions::game_id.eq(game_id))
+        .filter(game_actions::kind.eq(ActionKind::Move))
+        .order(game_actions::seq.desc())
+        .first(conn)
+        .optional()
 }
 
 pub fn insert_action(conn: &mut DbConnection, action: &ActionRow) -> QueryResult<()> {
@@ -406,26 +421,6 @@ pub fn insert_event(conn: &mut DbConnection, e: &EventRow) -> QueryResult<()> {
         .values(e)
         .execute(conn)
         .map(drop)
-}
-
-/// A user's events in order, after the event `after` (exclusive), at most `limit`.
-pub fn events_of_user(
-    conn: &mut DbConnection,
-    user_id: &str,
-    after: Option<&str>,
-    game_id: Option<&str>,
-    limit: i64,
-) -> QueryResult<Vec<EventRow>> {
-    let mut q = game_events::table
-        .filter(game_events::user_id.eq(user_id))
-        .into_boxed();
-    if let Some(after) = after {
-        q = q.filter(game_events::id.gt(after.to_owned()));
-    }
-    if let Some(g) = game_id {
-        q = q.filter(game_events::game_id.eq(g.to_owned()));
-    }
-    q.order(game_events::id.asc()).limit(limit).load(conn)
 }
 
 /// When the games `user_id` created (or imported) since `since` were created.

@@ -3,6 +3,7 @@
 
 pub mod games;
 pub mod guards;
+pub mod live;
 pub mod mail;
 pub mod models;
 pub mod outbox;
@@ -40,16 +41,39 @@ where
     E: From<diesel::result::Error>,
 {
     use diesel::RunQueryDsl as _;
+    let outermost = !in_transaction(conn)?;
     let _turn = match conn {
         DbConnection::Sqlite(c) => sqlite_writer_turn(c)?,
         DbConnection::Postgres(_) => None,
     };
-    conn.transaction(|conn| {
+    let result = conn.transaction(|conn| {
         if let DbConnection::Sqlite(c) = conn {
             diesel::sql_query("UPDATE server_secrets SET name = name WHERE 0").execute(c)?;
         }
-        f(conn)
-    })
+        let done = f(conn)?;
+        if outermost {
+            live::before_commit(conn)?;
+        }
+        Ok(done)
+    });
+    if outermost {
+        live::after_transaction(result.is_ok());
+    }
+    result
+}
+
+/// Whether `conn` is inside a transaction.
+fn in_transaction(conn: &mut DbConnection) -> diesel::QueryResult<bool> {
+    use diesel::connection::{AnsiTransactionManager, TransactionManager as _};
+    let depth = match conn {
+        DbConnection::Postgres(c) => {
+            AnsiTransactionManager::transaction_manager_status_mut(c).transaction_depth()?
+        }
+        DbConnection::Sqlite(c) => {
+            AnsiTransactionManager::transaction_manager_status_mut(c).transaction_depth()?
+        }
+    };
+    Ok(depth.is_some())
 }
 
 /// One fair queue of writers per SQLite file in this process.

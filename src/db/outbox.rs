@@ -43,6 +43,7 @@ pub fn take(conn: &mut DbConnection, channel: &str, limit: i64) -> QueryResult<V
     game_events::table
         .filter(game_events::id.eq_any(&ids))
         .order(game_events::id.asc())
+        .select(EventRow::as_select())
         .load(conn)
 }
 

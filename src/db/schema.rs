@@ -128,6 +128,7 @@ diesel::table! {
         user_id -> Text,
         payload -> Text,
         created_at -> Timestamp,
+        stream_order -> BigInt,
     }
 }
 

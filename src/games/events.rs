@@ -384,10 +384,13 @@ pub fn emit<'a>(
     let body = event.payload(game_id).to_string();
     let mut seen: Vec<&str> = Vec::new();
     for user_id in recipients {
-        if seen.contains(&user_id) {
-            continue;
+        if !seen.contains(&user_id) {
+            seen.push(user_id);
         }
-        seen.push(user_id);
+    }
+    db::live::lock_recipients(conn, game_id, seen.iter().copied())?;
+    for user_id in seen {
+        db::live::announce(db::live::Topic::User(user_id.to_owned()));
         let id = EventId::generate();
         db::games::insert_event(
             conn,

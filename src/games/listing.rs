@@ -90,12 +90,7 @@ fn list(
                 .map(|s| s.seat);
             let your_turn = row.status == Status::Active
                 && your_seat.is_some_and(|p| row.to_move.as_deref() == Some(seat_name(p)));
-            let result = match &row.result {
-                Some(text) => Some(serde_json::from_str(text).map_err(|e| {
-                    anyhow::anyhow!("stored result of game {} does not parse: {e}", row.id)
-                })?),
-                None => None,
-            };
+            let result = stored_result(&row)?;
             Ok(Listed {
                 row,
                 seats,
@@ -193,10 +188,24 @@ pub struct EventEntry {
     pub id: String,
     pub event: StoredEvent,
     pub created_at: chrono::NaiveDateTime,
+    /// Where a stream stands after this event.
+    pub cursor: db::live::Cursor,
 }
 
-/// The caller's events, oldest first, after the event `after`. A stored
-/// event that does not parse as its type is an error naming it.
+/// How the game ended, from its row; a stored result that does not parse is
+/// an error naming the game.
+pub fn stored_result(row: &GameRow) -> Result<Option<GameResult>, GameError> {
+    match &row.result {
+        Some(text) => Ok(Some(serde_json::from_str(text).map_err(|e| {
+            anyhow::anyhow!("stored result of game {} does not parse: {e}", row.id)
+        })?)),
+        None => Ok(None),
+    }
+}
+
+/// The caller's events, oldest first (in the order their changes were
+/// committed), after the event `after` (which must be one of theirs). A
+/// stored event that does not parse as its type is an error naming it.
 pub async fn events_of(
     games: &Games,
     caller: &UserId,
@@ -206,16 +215,40 @@ pub async fn events_of(
 ) -> Result<Vec<EventEntry>, GameError> {
     let caller = caller.to_owned();
     db::run(&games.pool, move |conn| {
-        db::games::events_of_user(conn, &caller, after.as_deref(), game_id.as_deref(), limit)?
+        let cursor = match after {
+            Some(after) => event_cursor(conn, &caller, &after)?,
+            None => 0,
+        };
+        db::live::events_after(conn, &caller, cursor, game_id.as_deref(), limit)?
             .into_iter()
-            .map(|row| {
-                Ok(EventEntry {
-                    event: StoredEvent::parse(&row)?,
-                    id: row.id.into_string(),
-                    created_at: row.created_at,
-                })
-            })
+            .map(|(cursor, row)| entry(cursor, row))
             .collect()
     })
     .await
+}
+
+/// The stream position just after the caller's event `event_id`; an id that
+/// is not one of the caller's events is refused (field `after`).
+pub fn event_cursor(
+    conn: &mut db::DbConnection,
+    caller: &str,
+    event_id: &str,
+) -> Result<db::live::Cursor, GameError> {
+    db::live::cursor_of(conn, caller, event_id)?.ok_or_else(|| {
+        GameError::invalid(
+            "after",
+            "unknown-event",
+            "is not the id of one of your events",
+        )
+    })
+}
+
+/// A stored event as listed; one that does not parse is an error naming it.
+pub fn entry(cursor: db::live::Cursor, row: db::games::EventRow) -> Result<EventEntry, GameError> {
+    Ok(EventEntry {
+        event: StoredEvent::parse(&row)?,
+        id: row.id.into_string(),
+        created_at: row.created_at,
+        cursor,
+    })
 }

@@ -18,6 +18,7 @@ pub mod model;
 pub mod moves;
 pub mod records;
 pub mod states;
+pub mod streams;
 pub mod sweeper;
 
 pub use error::GameError;

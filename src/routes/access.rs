@@ -59,6 +59,11 @@ pub const ACCESS: &[(&str, &str, Access)] = &[
     ),
     ("GET", "/api/v1/games/{id}/board.svg", Access::Public),
     (
+        "GET",
+        "/api/v1/games/{id}/stream",
+        Access::Optional(Scope::GamesRead),
+    ),
+    (
         "POST",
         "/api/v1/games/{id}/cancel",
         Access::Required(Scope::GamesPlay),
@@ -103,6 +108,11 @@ pub const ACCESS: &[(&str, &str, Access)] = &[
     (
         "GET",
         "/api/v1/me/events",
+        Access::Required(Scope::GamesRead),
+    ),
+    (
+        "GET",
+        "/api/v1/me/events/stream",
         Access::Required(Scope::GamesRead),
     ),
     (

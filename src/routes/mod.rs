@@ -16,6 +16,7 @@ pub mod me;
 pub mod notifications;
 pub mod openapi;
 mod problems;
+pub mod streams;
 pub mod tokens;
 pub mod users;
 pub mod webhooks;
@@ -51,6 +52,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/api/v1/me/tokens/{id}").route(web::delete().to(tokens::delete)))
         .service(web::resource("/api/v1/users/{username}").route(web::get().to(users::profile)))
         .service(web::resource("/api/v1/me/events").route(web::get().to(games::reading::events)))
+        .service(web::resource("/api/v1/me/events/stream").route(web::get().to(streams::my_events)))
+        .service(web::resource("/api/v1/games/{id}/stream").route(web::get().to(streams::game)))
         .service(
             web::resource("/api/v1/me/notifications")
                 .route(web::get().to(notifications::get))

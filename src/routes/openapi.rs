@@ -58,6 +58,8 @@ use crate::routes::access::{access_of, Access};
         routes::games::records::import,
         routes::games::reading::board,
         routes::games::reading::events,
+        routes::streams::my_events,
+        routes::streams::game,
         routes::webhooks::create,
         routes::webhooks::list,
         routes::webhooks::get,

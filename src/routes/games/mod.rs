@@ -19,7 +19,7 @@ use crate::games::model::parse_seat;
 use crate::rules::Player;
 
 /// Reads the query string, answering 422 naming the problem.
-fn query<T: serde::de::DeserializeOwned>(req: &HttpRequest) -> Result<T, ApiError> {
+pub(crate) fn query<T: serde::de::DeserializeOwned>(req: &HttpRequest) -> Result<T, ApiError> {
     web::Query::<T>::from_query(req.query_string())
         .map(web::Query::into_inner)
         .map_err(|e| ApiError::Validation(vec![FieldError::new("query", "invalid", e.to_string())]))

@@ -44,7 +44,7 @@ pub struct TestApp {
     pub mail_dir: Arc<tempfile::TempDir>,
     /// The server's time; `advance` it instead of waiting.
     pub clock: Clock,
-    server: actix_web::dev::ServerHandle,
+    server: sannin::startup::Stopper,
     running: Arc<std::sync::Mutex<Option<tokio::task::JoinHandle<std::io::Result<()>>>>>,
 }
 
@@ -91,7 +91,7 @@ async fn start(
         .await
         .expect("the application starts");
     let address = format!("http://127.0.0.1:{}", app.port());
-    let server = app.server_handle();
+    let server = app.stopper();
     let running = actix_web::rt::spawn(app.run_until_stopped());
     TestApp {
         server,

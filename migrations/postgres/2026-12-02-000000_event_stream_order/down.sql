@@ -1,0 +1,2 @@
+DROP INDEX game_events_stream_idx;
+ALTER TABLE game_events DROP COLUMN stream_order;

@@ -1,0 +1,338 @@
+//! Wake-ups for live streams, and the order streams read events in.
+//!
+//! A change that a stream may show announces its topic while its transaction
+//! runs ([`announce`]). When the transaction commits, this process's streams
+//! of that topic wake at once; on PostgreSQL the commit also delivers a
+//! `NOTIFY` that wakes the streams of every other process (each process
+//! listens with [`Listener`]). A wake-up carries no data: a woken stream reads
+//! the rows, so a lost wake-up costs a short delay (the streams also read on
+//! a timer) and a spurious one a query, never an event.
+//!
+//! Each recipient's events carry a `stream_order` that follows the order of
+//! commits. SQLite has one writer at a time, and a trigger numbers the rows.
+//! On PostgreSQL a sequence numbers them, and a transaction first takes one
+//! lock per recipient (an advisory lock held to the end of the transaction,
+//! taken in one fixed order, for every player of the game at once), so two
+//! transactions writing events for the same person draw their numbers one
+//! after the other. A reader that has seen event `n` has therefore seen every
+//! event of that person numbered below `n`.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Text};
+use diesel::PgConnection;
+use tokio::sync::broadcast;
+
+use super::games::EventRow;
+use super::schema::{game_events, game_seats};
+use super::DbConnection;
+
+/// What a stream follows.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Topic {
+    /// A person's events.
+    User(String),
+    /// A game's state.
+    Game(String),
+    /// Everything (after wake-ups may have been lost).
+    All,
+}
+
+impl Topic {
+    fn encode(&self) -> String {
+        match self {
+            Topic::User(id) => format!("u:{id}"),
+            Topic::Game(id) => format!("g:{id}"),
+            Topic::All => "*".into(),
+        }
+    }
+
+    fn decode(s: &str) -> Option<Topic> {
+        match s.split_once(':') {
+            Some(("u", id)) => Some(Topic::User(id.to_owned())),
+            Some(("g", id)) => Some(Topic::Game(id.to_owned())),
+            _ if s == "*" => Some(Topic::All),
+            _ => None,
+        }
+    }
+
+    /// Whether a wake-up of `self` concerns a stream of `other`.
+    pub fn wakes(&self, other: &Topic) -> bool {
+        *self == Topic::All || self == other
+    }
+}
+
+/// The PostgreSQL channel every process listens on.
+const CHANNEL: &str = "sannin_live";
+/// Payloads stay well below PostgreSQL's limit of 8000 bytes.
+const MAX_PAYLOAD: usize = 7_000;
+
+/// Tells this process's notifications from others' (they are also delivered
+/// to the process that sent them).
+static PROCESS: LazyLock<String> = LazyLock::new(|| format!("{:016x}", rand::random::<u64>()));
+
+/// This process's wake-ups.
+static HUB: LazyLock<broadcast::Sender<Topic>> = LazyLock::new(|| broadcast::channel(4096).0);
+
+/// Wake-ups in this process from now on. A receiver that lags behind gets
+/// `Lagged`: it must then treat everything as woken.
+pub fn subscribe() -> broadcast::Receiver<Topic> {
+    HUB.subscribe()
+}
+
+fn wake(topic: Topic) {
+    // No receiver means no stream is open: nothing to wake.
+    let _ = HUB.send(topic);
+}
+
+/// What the transaction running on this thread has announced, and which
+/// recipients' locks it holds (PostgreSQL).
+#[derive(Default)]
+struct Pending {
+    topics: BTreeSet<Topic>,
+    locked: BTreeSet<i64>,
+}
+
+thread_local! {
+    static PENDING: RefCell<Pending> = RefCell::default();
+}
+
+/// Announces a change of `topic`, to be told when the running transaction
+/// commits.
+pub fn announce(topic: Topic) {
+    PENDING.with(|p| p.borrow_mut().topics.insert(topic));
+}
+
+/// Called by the outermost write transaction just before it commits: sends
+/// the `NOTIFY` that PostgreSQL delivers with the commit.
+pub(super) fn before_commit(conn: &mut DbConnection) -> QueryResult<()> {
+    let DbConnection::Postgres(c) = conn else {
+        return Ok(());
+    };
+    let topics: Vec<String> =
+        PENDING.with(|p| p.borrow().topics.iter().map(Topic::encode).collect());
+    if topics.is_empty() {
+        return Ok(());
+    }
+    let mut payload = format!("{} {}", *PROCESS, topics.join(" "));
+    if payload.len() > MAX_PAYLOAD {
+        payload = format!("{} *", *PROCESS);
+    }
+    diesel::sql_query("SELECT pg_notify($1, $2)")
+        .bind::<Text, _>(CHANNEL)
+        .bind::<Text, _>(payload)
+        .execute(c)
+        .map(drop)
+}
+
+/// Called after the outermost write transaction ends: wakes this process's
+/// streams if it committed, and forgets what it announced either way.
+pub(super) fn after_transaction(committed: bool) {
+    let pending = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
+    if committed {
+        pending.topics.into_iter().for_each(wake);
+    }
+}
+
+/// Before events are written for `recipients` of game `game_id`: on
+/// PostgreSQL, takes the event lock of every player of the game and of each
+/// recipient (see the module comment), in one order, once per transaction.
+pub fn lock_recipients<'a>(
+    conn: &mut DbConnection,
+    game_id: &str,
+    recipients: impl IntoIterator<Item = &'a str>,
+) -> QueryResult<()> {
+    let DbConnection::Postgres(_) = conn else {
+        return Ok(());
+    };
+    let mut wanted: BTreeSet<i64> = recipients.into_iter().map(lock_key).collect();
+    let held = PENDING.with(|p| p.borrow().locked.clone());
+    if held.is_empty() {
+        let seated: Vec<Option<String>> = game_seats::table
+            .filter(game_seats::game_id.eq(game_id))
+            .select(game_seats::user_id)
+            .load(conn)?;
+        wanted.extend(seated.iter().flatten().map(|u| lock_key(u)));
+    }
+    let new: Vec<i64> = wanted.difference(&held).copied().collect();
+    let DbConnection::Postgres(c) = conn else {
+        return Ok(());
+    };
+    // Ascending, one statement per key: the order is what keeps two
+    // transactions from waiting on each other.
+    for key in &new {
+        diesel::sql_query("SELECT pg_advisory_xact_lock($1)")
+            .bind::<BigInt, _>(key)
+            .execute(c)?;
+    }
+    PENDING.with(|p| p.borrow_mut().locked.extend(new));
+    Ok(())
+}
+
+/// The advisory lock key of a recipient's events: the first 8 bytes of a
+/// digest of the id (a shared key between two people only makes them wait
+/// for each other).
+fn lock_key(user_id: &str) -> i64 {
+    use sha2::Digest as _;
+    let d = sha2::Sha256::digest(format!("sannin-events:{user_id}"));
+    i64::from_be_bytes(d[..8].try_into().expect("8 bytes"))
+}
+
+/// Where a stream of a person's events stands: the `stream_order` of the last
+/// event it has passed.
+pub type Cursor = i64;
+
+/// The cursor just after event `event_id` of `user_id`, if it is theirs.
+pub fn cursor_of(
+    conn: &mut DbConnection,
+    user_id: &str,
+    event_id: &str,
+) -> QueryResult<Option<Cursor>> {
+    game_events::table
+        .filter(game_events::id.eq(event_id))
+        .filter(game_events::user_id.eq(user_id))
+        .select(game_events::stream_order)
+        .first(conn)
+        .optional()
+}
+
+/// The cursor after everything `user_id` has so far, and the id of their
+/// last event (none when they have none).
+pub fn latest_cursor(
+    conn: &mut DbConnection,
+    user_id: &str,
+) -> QueryResult<(Cursor, Option<String>)> {
+    let last: Option<(i64, String)> = game_events::table
+        .filter(game_events::user_id.eq(user_id))
+        .order(game_events::stream_order.desc())
+        .select((game_events::stream_order, game_events::id))
+        .first(conn)
+        .optional()?;
+    Ok(match last {
+        Some((cursor, id)) => (cursor, Some(id)),
+        None => (0, None),
+    })
+}
+
+/// `user_id`'s events after `cursor`, in stream order, each with its cursor.
+pub fn events_after(
+    conn: &mut DbConnection,
+    user_id: &str,
+    cursor: Cursor,
+    game_id: Option<&str>,
+    limit: i64,
+) -> QueryResult<Vec<(Cursor, EventRow)>> {
+    let mut q = game_events::table
+        .filter(game_events::user_id.eq(user_id))
+        .filter(game_events::stream_order.gt(cursor))
+        .into_boxed();
+    if let Some(g) = game_id {
+        q = q.filter(game_events::game_id.eq(g.to_owned()));
+    }
+    q.order(game_events::stream_order.asc())
+        .limit(limit)
+        .select((game_events::stream_order, EventRow::as_select()))
+        .load(conn)
+}
+
+/// One process's connection listening for other processes' wake-ups
+/// (PostgreSQL only).
+pub struct Listener {
+    conn: PgConnection,
+}
+
+impl Listener {
+    /// Connects and starts listening.
+    pub fn connect(url: &str) -> anyhow::Result<Self> {
+        use diesel::connection::SimpleConnection as _;
+        let mut conn = PgConnection::establish(url)?;
+        conn.batch_execute(&format!("LISTEN {CHANNEL}"))?;
+        Ok(Self { conn })
+    }
+
+    /// Wakes this process's streams for every notification that has arrived
+    /// from another process; returns how many arrived. Does not wait. An
+    /// error means the connection is lost (wake-ups may have been missed).
+    pub fn relay(&mut self) -> QueryResult<usize> {
+        let mut n = 0;
+        for notification in self.conn.notifications_iter() {
+            let notification = notification?;
+            n += 1;
+            let mut words = notification.payload.split(' ');
+            if words.next() == Some(PROCESS.as_str()) {
+                continue;
+            }
+            words.filter_map(Topic::decode).for_each(wake);
+        }
+        Ok(n)
+    }
+
+    /// Checks that the connection still works (a silent loss of the
+    /// connection would otherwise go unnoticed).
+    pub fn check(&mut self) -> QueryResult<()> {
+        use diesel::connection::SimpleConnection as _;
+        self.conn.batch_execute("SELECT 1")
+    }
+
+    /// After the connection was lost and found again: wakes every stream, as
+    /// wake-ups may have been missed.
+    pub fn wake_all() {
+        wake(Topic::All);
+    }
+}
+
+/// Relays other processes' wake-ups to this process's streams, on a thread
+/// of its own, until `stop` turns true or its sender is dropped. A lost
+/// connection is found again (every stream is woken then, as wake-ups may
+/// have been missed meanwhile).
+pub fn spawn_relay(url: String, stop: tokio::sync::watch::Receiver<bool>) {
+    const EVERY: std::time::Duration = std::time::Duration::from_millis(50);
+    const CHECK: std::time::Duration = std::time::Duration::from_secs(10);
+    let stopped = move || stop.has_changed().is_err() || *stop.borrow();
+    let spawned = std::thread::Builder::new()
+        .name("sannin-live".into())
+        .spawn(move || {
+            let mut backoff = std::time::Duration::from_millis(250);
+            let mut lost = false;
+            while !stopped() {
+                let mut listener = match Listener::connect(&url) {
+                    Ok(l) => l,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "cannot listen for other processes' changes");
+                        std::thread::sleep(backoff);
+                        backoff = (backoff * 2).min(std::time::Duration::from_secs(10));
+                        lost = true;
+                        continue;
+                    }
+                };
+                backoff = std::time::Duration::from_millis(250);
+                if lost {
+                    tracing::info!("listening for other processes' changes again");
+                    Listener::wake_all();
+                }
+                let mut checked = std::time::Instant::now();
+                while !stopped() {
+                    let step = listener.relay().and_then(|_| {
+                        if checked.elapsed() >= CHECK {
+                            checked = std::time::Instant::now();
+                            listener.check()
+                        } else {
+                            Ok(())
+                        }
+                    });
+                    if let Err(e) = step {
+                        tracing::warn!(error = %e, "lost the connection that listens for changes");
+                        lost = true;
+                        break;
+                    }
+                    std::thread::sleep(EVERY);
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::error!(error = %e, "cannot start the thread that listens for changes");
+    }
+}
