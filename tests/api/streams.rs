@@ -523,6 +523,177 @@ fn dechunk(mut s: &str) -> String {
     }
 }
 
+/// A `sannin serve` process of its own, killed when dropped.
+struct Process {
+    child: std::process::Child,
+    address: String,
+}
+
+impl Process {
+    fn serve(database_url: &str) -> Process {
+        use std::io::BufRead as _;
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sannin"))
+            .arg("serve")
+            .current_dir(dir.path())
+            .env("DATABASE_URL", database_url)
+            .env("SANNIN_BIND", "127.0.0.1:0")
+            .env("SANNIN_LOG_FORMAT", "json")
+            .env("SANNIN_LOG", "info")
+            .env("SANNIN_WORKERS", "1")
+            .env("SANNIN_MAIL_DIR", dir.path())
+            .env_remove("SANNIN_JWT_SECRET")
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+        let port: u16 = loop {
+            let line = lines
+                .next()
+                .expect("the server logs that it listens")
+                .unwrap();
+            let json: Value = serde_json::from_str(&line).unwrap();
+            let message = json["fields"]["message"].as_str().unwrap_or_default();
+            if let Some(rest) = message.strip_prefix("listening on http://127.0.0.1:") {
+                break rest.split_whitespace().next().unwrap().parse().unwrap();
+            }
+        };
+        // Keep reading the log, so the server never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        std::mem::forget(dir);
+        Process {
+            child,
+            address: format!("http://127.0.0.1:{port}"),
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.address)
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn post(client: &reqwest::Client, url: String, bearer: Option<&str>, body: Value) -> Value {
+    let mut req = client.post(url).json(&body);
+    if let Some(b) = bearer {
+        req = req.bearer_auth(b);
+    }
+    let res = req.send().await.unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+    res.json().await.unwrap_or(Value::Null)
+}
+
+/// Two server processes on one database: streams opened on one hear of
+/// moves made through the other within moments (woken by PostgreSQL's
+/// NOTIFY, or on SQLite by their short poll), with the events the list shows.
+async fn streams_hear_of_changes_made_through_another_process(backend: Backend) {
+    let db = crate::helpers::EmptyDatabase::new(backend);
+    let a = Process::serve(&db.url());
+    let b = Process::serve(&db.url());
+    let client = reqwest::Client::new();
+    let mut tokens = Vec::new();
+    for who in ["pa_alice", "pa_bob", "pa_carol"] {
+        let password = format!("{who}-long-password");
+        post(
+            &client,
+            b.url("/api/v1/accounts"),
+            None,
+            json!({"username": who, "email": format!("{who}@example.com"), "password": password}),
+        )
+        .await;
+        let t = post(
+            &client,
+            b.url("/api/v1/auth/token"),
+            None,
+            json!({"username": who, "password": password}),
+        )
+        .await;
+        tokens.push(t["access_token"].as_str().unwrap().to_owned());
+    }
+    let game = post(
+        &client,
+        b.url("/api/v1/games"),
+        Some(&tokens[0]),
+        json!({"seat": "first", "invite": ["pa_bob", "pa_carol"]}),
+    )
+    .await;
+    let id = game["id"].as_str().unwrap().to_owned();
+    for t in &tokens[1..] {
+        post(
+            &client,
+            b.url(&format!("/api/v1/games/{id}/join")),
+            Some(t),
+            json!({}),
+        )
+        .await;
+    }
+
+    // Bob's events and a spectator's view of the game, on process A.
+    let open = |url: String, bearer: Option<String>| {
+        let client = client.clone();
+        async move {
+            let mut req = client.get(url);
+            if let Some(b) = bearer {
+                req = req.bearer_auth(b);
+            }
+            let res = req.send().await.unwrap();
+            assert_eq!(res.status(), StatusCode::OK);
+            Stream {
+                res,
+                buf: String::new(),
+            }
+        }
+    };
+    let mut events = open(a.url("/api/v1/me/events/stream"), Some(tokens[1].clone())).await;
+    let mut watcher = open(a.url(&format!("/api/v1/games/{id}/stream")), None).await;
+    let before = watcher.next().await.unwrap();
+    assert_eq!(before.data["ply"], 1);
+
+    // Alice moves through process B.
+    let started = std::time::Instant::now();
+    post(
+        &client,
+        b.url(&format!("/api/v1/games/{id}/moves")),
+        Some(&tokens[0]),
+        json!({"move": "2g10k+", "ply": 1}),
+    )
+    .await;
+    let heard = events.next().await.unwrap();
+    let after_event = started.elapsed();
+    let changed = watcher.next().await.unwrap();
+    let after_change = started.elapsed();
+    eprintln!(
+        "{backend:?}: heard through the other process after {} ms (event), {} ms (game)",
+        after_event.as_millis(),
+        after_change.as_millis()
+    );
+    assert_eq!(heard.event.as_deref(), Some("game.move"));
+    assert_eq!(changed.data["ply"], 2);
+    assert_eq!(changed.data["last_move"]["move"], "2g10k+");
+    let listed: Vec<Value> = client
+        .get(b.url("/api/v1/me/events"))
+        .bearer_auth(&tokens[1])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let move_event = listed.iter().find(|e| e["type"] == "game.move").unwrap();
+    assert_eq!(
+        &heard.data, move_event,
+        "the stream shows what the list shows"
+    );
+    let turn = events.next().await.unwrap();
+    assert_eq!(turn.event.as_deref(), Some("game.your_turn"));
+}
+
 on_both_backends!(
     events_arrive_as_they_happen_and_resume_exactly,
     a_resume_point_that_is_not_yours_is_refused,
@@ -530,4 +701,5 @@ on_both_backends!(
     open_streams_are_limited_per_account_and_client,
     idle_streams_keep_alive_and_end_cleanly_when_the_server_stops,
     a_client_that_falls_behind_is_told_and_can_resume,
+    streams_hear_of_changes_made_through_another_process,
 );
