@@ -169,9 +169,19 @@ impl Application {
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let stopper = self.stopper();
         let signals = actix_web::rt::spawn(async move {
-            stop_signal().await;
-            tracing::info!("stopping");
-            stopper.stop(true).await;
+            // SIGTERM or ctrl-c stops gracefully; another, or SIGQUIT, at once.
+            let mut graceful = stop_signal().await;
+            loop {
+                tracing::info!(graceful, "stopping");
+                let stopping = stopper.clone();
+                let stop = actix_web::rt::spawn(async move { stopping.stop(graceful).await });
+                if !graceful {
+                    let _ = stop.await;
+                    return;
+                }
+                stop_signal().await;
+                graceful = false;
+            }
         });
         let served = self.server.await;
         self.closing.send_replace(true);
@@ -181,22 +191,28 @@ impl Application {
     }
 }
 
-/// SIGTERM or ctrl-c.
-async fn stop_signal() {
+/// Waits for SIGTERM or ctrl-c (true: stop gracefully) or SIGQUIT (false).
+async fn stop_signal() -> bool {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
-        let Ok(mut term) = signal(SignalKind::terminate()) else {
+        let (Ok(mut term), Ok(mut quit)) =
+            (signal(SignalKind::terminate()), signal(SignalKind::quit()))
+        else {
             let _ = tokio::signal::ctrl_c().await;
-            return;
+            return true;
         };
         tokio::select! {
-            _ = term.recv() => {}
-            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => true,
+            _ = tokio::signal::ctrl_c() => true,
+            _ = quit.recv() => false,
         }
     }
     #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        true
+    }
 }
 
 fn games_settings(settings: &Settings) -> crate::games::Settings {

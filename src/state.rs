@@ -138,39 +138,38 @@ impl Streams {
         }
     }
 
-    /// Counts a stream of `account` (if signed in) from `client` while the
-    /// slot lives; names what is full when either has its share open.
+    /// Counts a stream of `account` (if signed in) from `client`; names what
+    /// is full when either has its share open. The client's count lasts as
+    /// long as the connection's response; the account's as long as the
+    /// stream reads for it (a stream that gave up on a slow reader no longer
+    /// counts against its account, but its connection still counts against
+    /// its address until it closes).
     pub fn admit(
         self: &std::sync::Arc<Self>,
         account: Option<&str>,
         client: std::net::IpAddr,
-    ) -> Result<StreamSlot, &'static str> {
-        let mut holders = vec![(
-            StreamHolder::Client(crate::auth::rate_limit::network_of(client)),
-            self.settings.per_client,
-            "from this client address",
-        )];
-        if let Some(a) = account {
-            holders.push((
-                StreamHolder::Account(a.to_owned()),
-                self.settings.per_account,
-                "for this account",
-            ));
-        }
+    ) -> Result<(StreamSlot, Option<StreamSlot>), &'static str> {
+        let client = StreamHolder::Client(crate::auth::rate_limit::network_of(client));
+        let account = account.map(|a| StreamHolder::Account(a.to_owned()));
         let mut open = self.open.lock().map_err(|_| "in this server")?;
-        for (holder, limit, per) in &holders {
-            if open.get(holder).copied().unwrap_or_default() >= *limit {
-                return Err(per);
+        let count = |h: &StreamHolder| open.get(h).copied().unwrap_or_default();
+        if count(&client) >= self.settings.per_client {
+            return Err("from this client address");
+        }
+        if account
+            .as_ref()
+            .is_some_and(|a| count(a) >= self.settings.per_account)
+        {
+            return Err("for this account");
+        }
+        let mut slot = |holder: StreamHolder| {
+            *open.entry(holder.clone()).or_default() += 1;
+            StreamSlot {
+                of: self.clone(),
+                holder,
             }
-        }
-        let holders: Vec<StreamHolder> = holders.into_iter().map(|(h, ..)| h).collect();
-        for h in &holders {
-            *open.entry(h.clone()).or_default() += 1;
-        }
-        Ok(StreamSlot {
-            of: self.clone(),
-            holders,
-        })
+        };
+        Ok((slot(client), account.map(slot)))
     }
 
     /// Becomes true when the server begins to stop.
@@ -179,22 +178,20 @@ impl Streams {
     }
 }
 
-/// One open stream; counted out when dropped.
+/// One open stream of an account or a client; counted out when dropped.
 #[derive(Debug)]
 pub struct StreamSlot {
     of: std::sync::Arc<Streams>,
-    holders: Vec<StreamHolder>,
+    holder: StreamHolder,
 }
 
 impl Drop for StreamSlot {
     fn drop(&mut self) {
         if let Ok(mut open) = self.of.open.lock() {
-            for h in &self.holders {
-                if let Some(n) = open.get_mut(h) {
-                    *n -= 1;
-                    if *n == 0 {
-                        open.remove(h);
-                    }
+            if let Some(n) = open.get_mut(&self.holder) {
+                *n -= 1;
+                if *n == 0 {
+                    open.remove(&self.holder);
                 }
             }
         }

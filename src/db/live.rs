@@ -158,6 +158,15 @@ pub fn lock_recipients<'a>(
         wanted.extend(seated.iter().flatten().map(|u| lock_key(u)));
     }
     let new: Vec<i64> = wanted.difference(&held).copied().collect();
+    if let (Some(lowest), Some(highest)) = (new.first(), held.last()) {
+        // Only someone not seated in the game can come after its players:
+        // taking their lock out of order could make two transactions wait
+        // for each other (PostgreSQL would then fail one of them).
+        if lowest < highest {
+            tracing::warn!(game_id, "event locks taken out of order");
+            debug_assert!(false, "event locks taken out of order in game {game_id}");
+        }
+    }
     let DbConnection::Postgres(c) = conn else {
         return Ok(());
     };

@@ -42,6 +42,11 @@ where
 {
     use diesel::RunQueryDsl as _;
     let outermost = !in_transaction(conn)?;
+    if outermost {
+        // Whatever an earlier transaction on this thread left (it panicked)
+        // is not this one's.
+        live::after_transaction(false);
+    }
     let _turn = match conn {
         DbConnection::Sqlite(c) => sqlite_writer_turn(c)?,
         DbConnection::Postgres(_) => None,

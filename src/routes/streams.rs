@@ -18,7 +18,6 @@ use actix_web::web::Bytes;
 use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use tokio::sync::{broadcast, mpsc};
 use utoipa::{IntoParams, ToSchema};
 
@@ -34,8 +33,14 @@ use crate::games::streams::{self, GameChange};
 use crate::games::{GameError, Games};
 use crate::state::{AppState, StreamSlot};
 
+/// A stream's places: its client address's (held by the response) and its
+/// account's (held by the task that reads for it).
+type Slots = (StreamSlot, Option<StreamSlot>);
+
 /// Events read per query.
 const BATCH: i64 = 100;
+
+const SHUTDOWN: &str = "The server is stopping; reconnect to resume.";
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -62,6 +67,51 @@ pub struct GameChangeView {
     pub last_move: Option<MoveRef>,
     pub result: Option<ResultView>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// Why a stream ends: its last message.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EndReason {
+    /// The server is stopping: reconnect (to another process) to resume.
+    Shutdown,
+    /// The client left the stream's buffer full too long.
+    Lagging,
+    /// The stream could not read: reconnect to resume.
+    Unavailable,
+    /// The game no longer exists.
+    Gone,
+}
+
+/// The last message of a stream.
+#[derive(Serialize, ToSchema)]
+pub struct StreamEnd {
+    /// Always `stream.end`.
+    #[schema(example = "stream.end")]
+    pub r#type: &'static str,
+    pub reason: EndReason,
+    pub detail: String,
+    /// The id of the last message this stream passed (an event id, a game
+    /// version): resume after it with `Last-Event-ID`.
+    pub last_event_id: Option<String>,
+}
+
+/// A line of the events stream in NDJSON: an event, or the last line.
+/// Empty lines between them are keep-alives.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum EventStreamLine {
+    Event(EventView),
+    End(StreamEnd),
+}
+
+/// A line of a game's stream in NDJSON: a change, or the last line. Empty
+/// lines between them are keep-alives.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum GameStreamLine {
+    Change(GameChangeView),
+    End(StreamEnd),
 }
 
 impl From<GameChange> for GameChangeView {
@@ -108,7 +158,7 @@ impl From<GameChange> for GameChangeView {
     responses(
         (status = 200, description = "The stream", content(
             (String = "text/event-stream", example = json!("id: 0192f0c2-7d1e-7c41-9a55-3a7f0e8c9b21\nevent: game.your_turn\ndata: {\"id\":\"0192f0c2-7d1e-7c41-9a55-3a7f0e8c9b21\",\"type\":\"game.your_turn\",\"game_id\":\"…\",\"data\":{…},\"created_at\":\"2026-12-01T12:00:00Z\"}\n\n")),
-            (EventView = "application/x-ndjson"),
+            (EventStreamLine = "application/x-ndjson"),
         )),
         (status = 403, description = "The token lacks `games:read`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`after` is not one of your events", body = Problem, content_type = "application/problem+json"),
@@ -152,7 +202,7 @@ pub async fn my_events(
     responses(
         (status = 200, description = "The stream", content(
             (String = "text/event-stream"),
-            (GameChangeView = "application/x-ndjson"),
+            (GameStreamLine = "application/x-ndjson"),
         )),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`after` is not a version", body = Problem, content_type = "application/problem+json"),
@@ -203,11 +253,7 @@ fn resume_point(req: &HttpRequest) -> Result<Option<String>, ApiError> {
     Ok(query::<StreamQuery>(req)?.after)
 }
 
-fn admit(
-    state: &AppState,
-    account: Option<&str>,
-    req: &HttpRequest,
-) -> Result<StreamSlot, ApiError> {
+fn admit(state: &AppState, account: Option<&str>, req: &HttpRequest) -> Result<Slots, ApiError> {
     state
         .streams
         .admit(account, super::client_ip(req, state))
@@ -231,6 +277,8 @@ enum Source {
 /// One message, in either framing.
 struct Message {
     id: String,
+    /// The game's version, for a game's change.
+    version: Option<i32>,
     event: String,
     data: serde_json::Value,
 }
@@ -244,17 +292,18 @@ impl Source {
     }
 
     /// The last message id passed, to resume after.
-    fn last_id(&self) -> serde_json::Value {
+    fn last_id(&self) -> Option<String> {
         match self {
-            Source::Events { last, .. } => json!(last),
-            Source::Game { version, .. } => json!(version.map(|v| v.to_string())),
+            Source::Events { last, .. } => last.clone(),
+            Source::Game { version, .. } => version.map(|v| v.to_string()),
         }
     }
 
-    /// `id` has been queued for the client.
-    fn passed(&mut self, id: &str) {
-        if let Source::Events { last, .. } = self {
-            *last = Some(id.to_owned());
+    /// `m` has been queued for the client: it is where the client resumes.
+    fn passed(&mut self, m: &Message) {
+        match self {
+            Source::Events { last, .. } => *last = Some(m.id.clone()),
+            Source::Game { version, .. } => *version = m.version,
         }
     }
 
@@ -273,6 +322,7 @@ impl Source {
                         let view = EventView::from(e);
                         Message {
                             id: view.id.clone(),
+                            version: None,
                             event: view.r#type.clone(),
                             data: serde_json::to_value(view).expect("events serialize"),
                         }
@@ -284,11 +334,11 @@ impl Source {
                 let Some(change) = streams::game_change(games, game_id, *version).await? else {
                     return Ok((Vec::new(), false));
                 };
-                *version = Some(change.version);
                 let view = GameChangeView::from(change);
                 Ok((
                     vec![Message {
                         id: view.version.to_string(),
+                        version: Some(view.version),
                         event: "game.changed".into(),
                         data: serde_json::to_value(view).expect("changes serialize"),
                     }],
@@ -352,13 +402,8 @@ impl Format {
     }
 
     /// The last message: why the stream ends, and where to resume.
-    fn end(self, reason: &str, detail: &str, last_id: serde_json::Value) -> Bytes {
-        let data = json!({
-            "type": "stream.end",
-            "reason": reason,
-            "detail": detail,
-            "last_event_id": last_id,
-        });
+    fn end(self, end: &StreamEnd) -> Bytes {
+        let data = serde_json::to_string(end).expect("ends serialize");
         match self {
             Format::Sse => Bytes::from(format!("event: stream.end\ndata: {data}\n\n")),
             Format::Ndjson => Bytes::from(format!("{data}\n")),
@@ -367,7 +412,8 @@ impl Format {
 }
 
 /// Starts the stream's task and answers with its output.
-fn respond(state: &AppState, req: &HttpRequest, source: Source, slot: StreamSlot) -> HttpResponse {
+fn respond(state: &AppState, req: &HttpRequest, source: Source, slots: Slots) -> HttpResponse {
+    let (client_slot, account_slot) = slots;
     let format = Format::of(req);
     let settings = state.streams.settings;
     let (tx, rx) = mpsc::channel::<Bytes>(settings.buffer);
@@ -381,22 +427,26 @@ fn respond(state: &AppState, req: &HttpRequest, source: Source, slot: StreamSlot
         wakes: live::subscribe(),
         closing: state.streams.closing(),
         settings,
-        _slot: slot,
+        _slot: account_slot,
     };
     actix_web::rt::spawn(task.run());
     let opening = format.opening();
     // What the task queued, then its last words, then the end.
+    // The client's slot lives as long as the response does.
     let body = futures_util::stream::unfold(
-        (rx, last_words, opening),
-        |(mut rx, last_words, mut opening)| async move {
+        (rx, last_words, opening, client_slot),
+        |(mut rx, last_words, mut opening, slot)| async move {
             if let Some(first) = opening.take() {
-                return Some((Ok::<_, actix_web::Error>(first), (rx, last_words, None)));
+                return Some((
+                    Ok::<_, actix_web::Error>(first),
+                    (rx, last_words, None, slot),
+                ));
             }
             let bytes = match rx.recv().await {
                 Some(bytes) => bytes,
                 None => last_words.lock().ok().and_then(|mut w| w.take())?,
             };
-            Some((Ok(bytes), (rx, last_words, None)))
+            Some((Ok(bytes), (rx, last_words, None, slot)))
         },
     );
     HttpResponse::Ok()
@@ -415,9 +465,8 @@ struct Task {
     wakes: broadcast::Receiver<Topic>,
     closing: tokio::sync::watch::Receiver<bool>,
     settings: crate::config::StreamSettings,
-    /// Counts the stream as open while the task runs: until the client goes
-    /// away or the stream has said its last words.
-    _slot: StreamSlot,
+    /// Counts the stream against its account while the task reads for it.
+    _slot: Option<StreamSlot>,
 }
 
 /// Why a stream's task stops.
@@ -425,15 +474,19 @@ enum Stop {
     /// The client went away: nothing more to say.
     Gone,
     /// The stream ends with a last message.
-    End(&'static str, String),
+    End(EndReason, String),
 }
 
 impl Task {
     async fn run(mut self) {
         let stop = self.serve().await;
         if let Stop::End(reason, detail) = stop {
-            let last_id = self.source.last_id();
-            let last = self.format.end(reason, &detail, last_id);
+            let last = self.format.end(&StreamEnd {
+                r#type: "stream.end",
+                reason,
+                detail,
+                last_event_id: self.source.last_id(),
+            });
             if let Ok(mut words) = self.last_words.lock() {
                 *words = Some(last);
             }
@@ -450,10 +503,7 @@ impl Task {
         poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             if *self.closing.borrow() {
-                return Stop::End(
-                    "shutdown",
-                    "The server is stopping; reconnect to resume.".into(),
-                );
+                return Stop::End(EndReason::Shutdown, SHUTDOWN.into());
             }
             match self.source.read(&self.games).await {
                 Ok((messages, more)) => {
@@ -461,19 +511,19 @@ impl Task {
                         if let Some(stop) = self.send(self.format.message(m)).await {
                             return stop;
                         }
-                        self.source.passed(&m.id);
+                        self.source.passed(m);
                     }
                     if more {
                         continue;
                     }
                 }
                 Err(GameError::GameNotFound) => {
-                    return Stop::End("gone", "The game no longer exists.".into());
+                    return Stop::End(EndReason::Gone, "The game no longer exists.".into());
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "stream read failed");
                     return Stop::End(
-                        "unavailable",
+                        EndReason::Unavailable,
                         "The stream could not read; reconnect to resume.".into(),
                     );
                 }
@@ -484,7 +534,7 @@ impl Task {
                     _ = self.tx.closed() => return Stop::Gone,
                     // An error means the server is gone: as good as stopping.
                     _ = self.closing.changed() => {
-                        return Stop::End("shutdown", "The server is stopping; reconnect to resume.".into());
+                        return Stop::End(EndReason::Shutdown, SHUTDOWN.into());
                     }
                     wake = self.wakes.recv() => match wake {
                         Ok(t) if t.wakes(&topic) => break,
@@ -508,7 +558,7 @@ impl Task {
             Ok(Ok(())) => None,
             Ok(Err(_)) => Some(Stop::Gone),
             Err(_) => Some(Stop::End(
-                "lagging",
+                EndReason::Lagging,
                 format!(
                     "The client read too slowly (its {} buffered messages waited {} s); \
                      reconnect to resume.",

@@ -2,7 +2,8 @@
 -- transaction that writes events first takes a lock per recipient (see
 -- db::live), so values drawn from this sequence afterwards follow the order
 -- in which those transactions commit, per recipient: a reader that has seen
--- an event never misses one written before it.
+-- an event never misses one written before it. (Processes of an older
+-- version take no such locks: upgrade every process before relying on it.)
 CREATE SEQUENCE game_events_stream_order_seq AS BIGINT;
 ALTER TABLE game_events ADD COLUMN stream_order BIGINT;
 WITH ordered AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM game_events)
