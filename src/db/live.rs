@@ -27,7 +27,7 @@ use diesel::PgConnection;
 use tokio::sync::broadcast;
 
 use super::games::EventRow;
-use super::schema::{game_events, game_seats};
+use super::schema::game_events;
 use super::DbConnection;
 
 /// What a stream follows.
@@ -93,7 +93,8 @@ fn wake(topic: Topic) {
 #[derive(Default)]
 struct Pending {
     topics: BTreeSet<Topic>,
-    locked: BTreeSet<i64>,
+    /// The people whose event lock is held, with its key.
+    locked: std::collections::BTreeMap<String, i64>,
 }
 
 thread_local! {
@@ -139,55 +140,68 @@ pub(super) fn after_transaction(committed: bool) {
 
 /// Before events are written for `recipients` of game `game_id`: on
 /// PostgreSQL, takes the event lock of every player of the game and of each
-/// recipient (see the module comment), in one order, once per transaction.
+/// recipient (see the module comment), in ascending order of their keys, in
+/// one statement, once per person per transaction.
 pub fn lock_recipients<'a>(
     conn: &mut DbConnection,
     game_id: &str,
     recipients: impl IntoIterator<Item = &'a str>,
 ) -> QueryResult<()> {
-    let DbConnection::Postgres(_) = conn else {
+    let DbConnection::Postgres(c) = conn else {
         return Ok(());
     };
-    let mut wanted: BTreeSet<i64> = recipients.into_iter().map(lock_key).collect();
-    let held = PENDING.with(|p| p.borrow().locked.clone());
-    if held.is_empty() {
-        let seated: Vec<Option<String>> = game_seats::table
-            .filter(game_seats::game_id.eq(game_id))
-            .select(game_seats::user_id)
-            .load(conn)?;
-        wanted.extend(seated.iter().flatten().map(|u| lock_key(u)));
+    let (first, held) = PENDING.with(|p| {
+        let p = p.borrow();
+        (p.locked.is_empty(), p.locked.clone())
+    });
+    let wanted: Vec<String> = recipients
+        .into_iter()
+        .filter(|u| !held.contains_key(*u))
+        .map(str::to_owned)
+        .collect();
+    if !first && wanted.is_empty() {
+        return Ok(());
     }
-    let new: Vec<i64> = wanted.difference(&held).copied().collect();
-    if let (Some(lowest), Some(highest)) = (new.first(), held.last()) {
+    #[derive(QueryableByName)]
+    struct Locked {
+        #[diesel(sql_type = Text)]
+        person: String,
+        #[diesel(sql_type = BigInt)]
+        key: i64,
+    }
+    // The players of the game (only the first time) and the recipients not
+    // locked yet, each locked in ascending order of its key. A volatile
+    // function in the outer target list runs row by row, in the sorted order.
+    let locked: Vec<Locked> = diesel::sql_query(
+        "SELECT o.person, o.key, pg_advisory_xact_lock(o.key)::text AS locked FROM ( \
+             SELECT person, hashtextextended('sannin-events:' || person, 0) AS key FROM ( \
+                 SELECT user_id AS person FROM game_seats \
+                 WHERE $1 AND game_id = $2 AND user_id IS NOT NULL \
+                 UNION SELECT unnest($3::text[]) \
+             ) people WHERE person <> ALL($4::text[]) ORDER BY key \
+         ) o",
+    )
+    .bind::<diesel::sql_types::Bool, _>(first)
+    .bind::<Text, _>(game_id)
+    .bind::<diesel::sql_types::Array<Text>, _>(&wanted)
+    .bind::<diesel::sql_types::Array<Text>, _>(held.keys().cloned().collect::<Vec<_>>())
+    .load(c)?;
+    let highest_held = held.values().max().copied();
+    if let (Some(lowest), Some(highest)) = (locked.first().map(|l| l.key), highest_held) {
         // Only someone not seated in the game can come after its players:
-        // taking their lock out of order could make two transactions wait
+        // their lock, taken out of order, could make two transactions wait
         // for each other (PostgreSQL would then fail one of them).
         if lowest < highest {
             tracing::warn!(game_id, "event locks taken out of order");
             debug_assert!(false, "event locks taken out of order in game {game_id}");
         }
     }
-    let DbConnection::Postgres(c) = conn else {
-        return Ok(());
-    };
-    // Ascending, one statement per key: the order is what keeps two
-    // transactions from waiting on each other.
-    for key in &new {
-        diesel::sql_query("SELECT pg_advisory_xact_lock($1)")
-            .bind::<BigInt, _>(key)
-            .execute(c)?;
-    }
-    PENDING.with(|p| p.borrow_mut().locked.extend(new));
+    PENDING.with(|p| {
+        p.borrow_mut()
+            .locked
+            .extend(locked.into_iter().map(|l| (l.person, l.key)))
+    });
     Ok(())
-}
-
-/// The advisory lock key of a recipient's events: the first 8 bytes of a
-/// digest of the id (a shared key between two people only makes them wait
-/// for each other).
-fn lock_key(user_id: &str) -> i64 {
-    use sha2::Digest as _;
-    let d = sha2::Sha256::digest(format!("sannin-events:{user_id}"));
-    i64::from_be_bytes(d[..8].try_into().expect("8 bytes"))
 }
 
 /// Where a stream of a person's events stands: the `stream_order` of the last
