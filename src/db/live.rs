@@ -1,10 +1,9 @@
 //! Wake-ups for live streams, and the order streams read events in.
 //!
 //! A change that a stream may show announces its topic while its transaction
-//! runs ([`announce`]). When the transaction commits, this process's streams
-//! of that topic wake at once; on PostgreSQL the commit also delivers a
-//! `NOTIFY` that wakes the streams of every other process (each process
-//! listens with [`Listener`]). A wake-up carries no data: a woken stream reads
+//! runs ([`announce`]). When the transaction has committed, this process's
+//! streams of that topic wake at once, and on PostgreSQL a `NOTIFY` wakes the
+//! streams of every other process (each process listens with [`Listener`]). A wake-up carries no data: a woken stream reads
 //! the rows, so a lost wake-up costs a short delay (the streams also read on
 //! a timer) and a spurious one a query, never an event.
 //!
@@ -107,35 +106,41 @@ pub fn announce(topic: Topic) {
     PENDING.with(|p| p.borrow_mut().topics.insert(topic));
 }
 
-/// Called by the outermost write transaction just before it commits: sends
-/// the `NOTIFY` that PostgreSQL delivers with the commit.
-pub(super) fn before_commit(conn: &mut DbConnection) -> QueryResult<()> {
-    let DbConnection::Postgres(c) = conn else {
-        return Ok(());
-    };
-    let topics: Vec<String> =
-        PENDING.with(|p| p.borrow().topics.iter().map(Topic::encode).collect());
-    if topics.is_empty() {
-        return Ok(());
+/// Called after the outermost write transaction ends: if it committed,
+/// wakes this process's streams and, on PostgreSQL, sends the other
+/// processes a `NOTIFY` with what it announced; either way forgets it.
+///
+/// The `NOTIFY` goes in a statement of its own after the commit, not in the
+/// transaction: PostgreSQL serializes the commits of transactions that
+/// notify, and a move's commit waits for its write to reach the disk. Should
+/// the process die in between, the other processes' streams still read on
+/// their timer.
+pub(super) fn after_transaction(conn: &mut DbConnection, committed: bool) {
+    let pending = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
+    if !committed || pending.topics.is_empty() {
+        return;
     }
-    let mut payload = format!("{} {}", *PROCESS, topics.join(" "));
-    if payload.len() > MAX_PAYLOAD {
-        payload = format!("{} *", *PROCESS);
+    if let DbConnection::Postgres(c) = conn {
+        let topics: Vec<String> = pending.topics.iter().map(Topic::encode).collect();
+        let mut payload = format!("{} {}", *PROCESS, topics.join(" "));
+        if payload.len() > MAX_PAYLOAD {
+            payload = format!("{} *", *PROCESS);
+        }
+        let sent = diesel::sql_query("SELECT pg_notify($1, $2)")
+            .bind::<Text, _>(CHANNEL)
+            .bind::<Text, _>(payload)
+            .execute(c);
+        if let Err(e) = sent {
+            tracing::debug!(error = %e, "could not notify other processes");
+        }
     }
-    diesel::sql_query("SELECT pg_notify($1, $2)")
-        .bind::<Text, _>(CHANNEL)
-        .bind::<Text, _>(payload)
-        .execute(c)
-        .map(drop)
+    pending.topics.into_iter().for_each(wake);
 }
 
-/// Called after the outermost write transaction ends: wakes this process's
-/// streams if it committed, and forgets what it announced either way.
-pub(super) fn after_transaction(committed: bool) {
-    let pending = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
-    if committed {
-        pending.topics.into_iter().for_each(wake);
-    }
+/// Forgets what an earlier transaction on this thread announced and locked
+/// (it panicked before it could).
+pub(super) fn forget() {
+    PENDING.with(|p| *p.borrow_mut() = Pending::default());
 }
 
 /// Before events are written for `recipients` of game `game_id`: on

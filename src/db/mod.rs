@@ -45,7 +45,7 @@ where
     if outermost {
         // Whatever an earlier transaction on this thread left (it panicked)
         // is not this one's.
-        live::after_transaction(false);
+        live::forget();
     }
     let _turn = match conn {
         DbConnection::Sqlite(c) => sqlite_writer_turn(c)?,
@@ -55,14 +55,10 @@ where
         if let DbConnection::Sqlite(c) = conn {
             diesel::sql_query("UPDATE server_secrets SET name = name WHERE 0").execute(c)?;
         }
-        let done = f(conn)?;
-        if outermost {
-            live::before_commit(conn)?;
-        }
-        Ok(done)
+        f(conn)
     });
     if outermost {
-        live::after_transaction(result.is_ok());
+        live::after_transaction(conn, result.is_ok());
     }
     result
 }
