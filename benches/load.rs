@@ -7,7 +7,12 @@
 //! percentiles of the move requests alone. Then, for `--read-seconds` each,
 //! the same clients read: `GET /healthz` (the anchor), a game with a
 //! matching `If-None-Match` (304), and the full game (200), anonymously and
-//! as a player; it prints each rate and its ratio to `/healthz`.
+//! as a player, and the game list (`my_turn=true` and the default order,
+//! as a player); it prints each rate and its ratio to `/healthz`, and the
+//! list's latency. With `--pgbench URL` (a scratch PostgreSQL database) it
+//! first runs pgbench's built-in simple-update transaction there
+//! (`pgbench -i -s 10`, then `pgbench -N -c 8 -j 2 -T 20`) and prints the
+//! move rate as a ratio to it.
 //!
 //! Without `--url` it starts a server of its own in this process, on a fresh
 //! SQLite file (or on `DATABASE_URL` if that is set: use an empty
@@ -46,6 +51,13 @@ struct Args {
     /// Seconds each kind of read runs (0: no reads).
     #[arg(long, default_value_t = 5)]
     read_seconds: u64,
+    /// A scratch PostgreSQL database for the pgbench anchor (it is
+    /// overwritten): `postgres://user@host:port/db`.
+    #[arg(long)]
+    pgbench: Option<String>,
+    /// Seconds pgbench runs.
+    #[arg(long, default_value_t = 20)]
+    pgbench_seconds: u64,
     // `cargo bench` passes `--bench`.
     #[arg(long, hide = true)]
     bench: bool,
@@ -152,6 +164,31 @@ async fn play(client: &Client, mut tables: Vec<Table>, moves: usize, seed: u64) 
     }
 }
 
+/// pgbench's simple-update transactions per second on the scratch database
+/// `url` (initialized first at scale 10), with 8 clients on 2 threads.
+fn pgbench(url: &str, seconds: u64) -> f64 {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("pgbench")
+            .args(args)
+            .arg(url)
+            .output()
+            .expect("pgbench runs (install PostgreSQL's client tools)");
+        assert!(
+            out.status.success(),
+            "pgbench failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    run(&["-i", "-s", "10", "-q"]);
+    let out = run(&["-N", "-c", "8", "-j", "2", "-T", &seconds.to_string()]);
+    out.lines()
+        .find_map(|l| l.strip_prefix("tps = "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no tps in pgbench's output: {out}"))
+}
+
 /// One kind of read, repeated by `clients` clients for `seconds`: how many
 /// answered per second, each checked to have `status`.
 async fn reads(
@@ -161,6 +198,17 @@ async fn reads(
     paths: &[(String, Option<String>, Option<String>)],
     status: u16,
 ) -> f64 {
+    timed_reads(client, clients, seconds, paths, status).await.0
+}
+
+/// As `reads`, with every request's latency, sorted.
+async fn timed_reads(
+    client: &std::sync::Arc<Client>,
+    clients: usize,
+    seconds: u64,
+    paths: &[(String, Option<String>, Option<String>)],
+    status: u16,
+) -> (f64, Vec<Duration>) {
     let until = Instant::now() + Duration::from_secs(seconds);
     let started = Instant::now();
     let tasks: Vec<_> = (0..clients)
@@ -168,9 +216,10 @@ async fn reads(
             let client = client.clone();
             let paths = paths.to_vec();
             tokio::spawn(async move {
-                let mut done = 0u64;
+                let mut done = Vec::new();
                 let mut n = i;
                 while Instant::now() < until {
+                    let sent = Instant::now();
                     let (path, bearer, etag) = &paths[n % paths.len()];
                     n += 1;
                     let mut req = client.http.get(format!("{}{path}", client.base));
@@ -183,17 +232,18 @@ async fn reads(
                     let res = req.send().await.expect("the server answers");
                     assert_eq!(res.status().as_u16(), status, "{path}");
                     res.bytes().await.expect("a body");
-                    done += 1;
+                    done.push(sent.elapsed());
                 }
                 done
             })
         })
         .collect();
-    let mut total = 0;
+    let mut all = Vec::new();
     for t in tasks {
-        total += t.await.unwrap();
+        all.extend(t.await.unwrap());
     }
-    total as f64 / started.elapsed().as_secs_f64()
+    all.sort();
+    (all.len() as f64 / started.elapsed().as_secs_f64(), all)
 }
 
 /// The current `ETag` of `path` for `bearer`.
@@ -240,6 +290,14 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
 
 fn main() {
     let args = Args::parse();
+    let anchor_tps = args.pgbench.as_deref().map(|url| {
+        let tps = pgbench(url, args.pgbench_seconds);
+        println!(
+            "pgbench -N -c 8 -j 2 -T {}: {tps:.0} transactions/s",
+            args.pgbench_seconds
+        );
+        tps
+    });
     let base = args.url.clone().unwrap_or_else(own_server);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async move {
@@ -288,6 +346,10 @@ fn main() {
             percentile(&latencies, 0.99),
             percentile(&latencies, 1.0),
         );
+        if let Some(tps) = anchor_tps {
+            let rate = latencies.len() as f64 / elapsed.as_secs_f64();
+            println!("  moves/s of pgbench's transactions/s: {:.3}", rate / tps);
+        }
         if args.read_seconds == 0 {
             return;
         }
@@ -314,6 +376,19 @@ fn main() {
         ] {
             let rate = reads(&client, args.clients, secs, paths, status).await;
             println!("  GET game {what:<20} {rate:>9.0}/s   {:.3}", rate / anchor);
+        }
+        for (what, query) in [("my_turn=true", "?my_turn=true"), ("default order", "")] {
+            let lists: Vec<_> = players
+                .iter()
+                .map(|(_, b, _)| (format!("/api/v1/games{query}"), b.clone(), None))
+                .collect();
+            let (rate, latencies) = timed_reads(&client, args.clients, secs, &lists, 200).await;
+            println!(
+                "  GET list, {what:<19} {rate:>9.0}/s   {:.3}   latency ms p50 {:.1}, p99 {:.1}",
+                rate / anchor,
+                percentile(&latencies, 0.5),
+                percentile(&latencies, 0.99),
+            );
         }
     });
 }

@@ -20,6 +20,8 @@ enum Command {
     Migrate,
     /// Print the OpenAPI document.
     Openapi,
+    /// Fill the database with players and played games (for measuring).
+    Seed(sannin::cli::seed::SeedArgs),
 }
 
 fn main() -> ExitCode {
@@ -28,6 +30,7 @@ fn main() -> ExitCode {
         Some(Command::Rules(cmd)) => sannin::cli::rules::run(cmd),
         Some(Command::Serve) | None => sannin::startup::serve(),
         Some(Command::Migrate) => sannin::startup::migrate(),
+        Some(Command::Seed(args)) => sannin::cli::seed::command(args),
         Some(Command::Openapi) => {
             print!("{}", sannin::routes::openapi::spec_json());
             ExitCode::SUCCESS

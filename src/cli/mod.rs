@@ -1,5 +1,7 @@
 //! The command line beyond the server: `sannin rules …` checks positions and
-//! moves offline with the rules engine. It lives outside `src/rules/` so the
+//! moves offline with the rules engine; `sannin seed` fills a database with
+//! players and games through the use cases, for measuring. It lives outside `src/rules/` so the
 //! rules core stays pure (no clap, no rendering).
 
 pub mod rules;
+pub mod seed;

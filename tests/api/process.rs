@@ -155,3 +155,54 @@ async fn processes_migrating_together_take_turns(backend: Backend) {
 }
 
 crate::on_both_backends!(processes_migrating_together_take_turns);
+
+/// `sannin seed` makes players and games through the use cases: the games
+/// are started and played, `seed-0` sits in as many as asked, and the
+/// players can log in with the shared password.
+#[test]
+fn seed_fills_a_database_with_played_games() {
+    use sannin::db::schema::{game_actions, game_seats, games, users};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("seed.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_sannin"))
+        .args([
+            "seed", "--users", "5", "--games", "6", "--moves", "3", "--mine", "4",
+        ])
+        .current_dir(dir.path())
+        .env("DATABASE_URL", format!("sqlite://{}", db.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut conn = SqliteConnection::establish(&db.to_string_lossy()).unwrap();
+    let n_users: i64 = users::table.count().get_result(&mut conn).unwrap();
+    assert_eq!(n_users, 5);
+    let statuses: Vec<String> = games::table.select(games::status).load(&mut conn).unwrap();
+    assert_eq!(statuses, vec!["active"; 6]);
+    let moves: i64 = game_actions::table.count().get_result(&mut conn).unwrap();
+    assert_eq!(moves, 18);
+    let seed0: String = users::table
+        .filter(users::username.eq("seed-0"))
+        .select(users::id)
+        .first(&mut conn)
+        .unwrap();
+    let mine: i64 = game_seats::table
+        .filter(game_seats::user_id.eq(&seed0))
+        .count()
+        .get_result(&mut conn)
+        .unwrap();
+    assert_eq!(mine, 4);
+    let hash: String = users::table
+        .filter(users::id.eq(&seed0))
+        .select(users::password_hash)
+        .first(&mut conn)
+        .unwrap();
+    let parsed = argon2::PasswordHash::new(&hash).unwrap();
+    use argon2::PasswordVerifier as _;
+    assert!(argon2::Argon2::default()
+        .verify_password(sannin::cli::seed::PASSWORD.as_bytes(), &parsed)
+        .is_ok());
+}
