@@ -230,7 +230,9 @@ fn open_database(settings: &Settings) -> anyhow::Result<Pool> {
     let applied = {
         let migrator = db::connect(&settings.database.url, 1, settings.database.timeout)?;
         let mut conn = migrator.get().context("no database connection")?;
-        db::run_migrations(&mut conn)?
+        let applied = db::run_migrations(&mut conn)?;
+        db::refresh_statistics(&mut conn).context("refreshing the planner's statistics")?;
+        applied
     };
     let pool = db::connect_with(
         &settings.database.url,
@@ -327,6 +329,10 @@ fn jobs(state: &AppState, settings: &Settings) -> anyhow::Result<jobs::Handle> {
             Ok((swept != Default::default()).then(|| swept.to_string()))
         },
     );
+    runner.every("statistics", Duration::from_secs(3_600), |conn, _| {
+        db::refresh_statistics(conn)?;
+        Ok(None)
+    });
     Ok(runner.start())
 }
 

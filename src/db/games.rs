@@ -225,11 +225,13 @@ pub fn list_games(
     limit: i64,
 ) -> QueryResult<Vec<GameRow>> {
     use diesel::dsl::exists;
+    // The games of a player, as a set the database finds through the seats'
+    // user index (a correlated EXISTS would be tried against every game).
     let holds_seat = |uid: String| {
-        exists(
+        games::id.eq_any(
             game_seats::table
-                .filter(game_seats::game_id.eq(games::id))
-                .filter(game_seats::user_id.eq(uid)),
+                .filter(game_seats::user_id.eq(uid))
+                .select(game_seats::game_id),
         )
     };
     let your_turn = || {
@@ -287,14 +289,20 @@ pub fn list_games(
             query.filter(diesel::dsl::not(your_turn()).and(same_turn_after))
         };
     }
+    // Most urgent first: the caller's turn, then the nearest deadline. With
+    // `my_turn` every game listed is the caller's turn, and the database
+    // is spared computing it again for each one to sort by.
+    let query = if q.my_turn {
+        query.order(games::deadline.is_null().asc())
+    } else {
+        query
+            .order(your_turn().desc())
+            .then_order_by(games::deadline.is_null().asc())
+    };
     query
-        .order((
-            your_turn().desc(),
-            games::deadline.is_null().asc(),
-            games::deadline.asc(),
-            games::updated_at.desc(),
-            games::id.asc(),
-        ))
+        .then_order_by(games::deadline.asc())
+        .then_order_by(games::updated_at.desc())
+        .then_order_by(games::id.asc())
         .limit(limit)
         .load(conn)
 }

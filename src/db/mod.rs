@@ -277,6 +277,17 @@ pub fn run_migrations(conn: &mut DbConnection) -> anyhow::Result<usize> {
 const MIGRATION_LOCK: i64 = 0x73_61_6e_6e_69_6e;
 
 /// A cheap round trip to check the database answers.
+/// Refreshes the query planner's statistics. SQLite keeps none until asked
+/// (and then plans, say, the game list by scanning every active game rather
+/// than a player's seats); `analysis_limit` keeps it quick on large tables.
+/// PostgreSQL's autovacuum keeps its own.
+pub fn refresh_statistics(conn: &mut DbConnection) -> diesel::QueryResult<()> {
+    match conn {
+        DbConnection::Sqlite(c) => c.batch_execute("PRAGMA analysis_limit = 1000; ANALYZE;"),
+        DbConnection::Postgres(_) => Ok(()),
+    }
+}
+
 pub fn ping(conn: &mut DbConnection) -> diesel::QueryResult<()> {
     conn.ping()
 }
