@@ -129,11 +129,7 @@ impl From<GameChange> for GameChangeView {
                 ply: m.ply.unwrap_or_default(),
                 at: utc(c.last_move_at.unwrap_or(c.updated_at)),
             }),
-            result: c.result.map(|r| ResultView {
-                winner: r.winner,
-                draw: r.draw,
-                reason: r.reason,
-            }),
+            result: c.result.map(ResultView::from),
             updated_at: utc(c.updated_at),
         }
     }

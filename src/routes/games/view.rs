@@ -64,6 +64,16 @@ pub struct ResultView {
     pub reason: String,
 }
 
+impl From<crate::games::events::GameResult> for ResultView {
+    fn from(r: crate::games::events::GameResult) -> Self {
+        Self {
+            winner: r.winner,
+            draw: r.draw,
+            reason: r.reason,
+        }
+    }
+}
+
 /// One piece on the board.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PieceView {
@@ -445,11 +455,7 @@ impl From<Listed> for GameSummary {
             status: l.row.status.as_str().to_owned(),
             position: l.row.position,
             deadline: l.row.deadline.map(utc),
-            result: l.result.map(|r| ResultView {
-                winner: r.winner,
-                draw: r.draw,
-                reason: r.reason,
-            }),
+            result: l.result.map(ResultView::from),
             your_seat: l.your_seat.map(|p| seat_name(p).to_owned()),
             your_turn: l.your_turn,
             days_per_move: l.row.days_per_move,
