@@ -219,12 +219,25 @@ pub async fn events_of(
             Some(after) => event_cursor(conn, &caller, &after)?,
             None => 0,
         };
-        db::live::events_after(conn, &caller, cursor, game_id.as_deref(), limit)?
-            .into_iter()
-            .map(|(cursor, row)| entry(cursor, row))
-            .collect()
+        entries_after(conn, &caller, cursor, game_id.as_deref(), limit)
     })
     .await
+}
+
+/// The caller's events after the stream position `cursor`, in stream order
+/// (of one game, if given), each parsed; a stored event that does not parse
+/// is an error naming it.
+pub fn entries_after(
+    conn: &mut db::DbConnection,
+    caller: &str,
+    cursor: db::live::Cursor,
+    game_id: Option<&str>,
+    limit: i64,
+) -> Result<Vec<EventEntry>, GameError> {
+    db::live::events_after(conn, caller, cursor, game_id, limit)?
+        .into_iter()
+        .map(|(cursor, row)| entry(cursor, row))
+        .collect()
 }
 
 /// The stream position just after the caller's event `event_id`; an id that
@@ -244,7 +257,7 @@ pub fn event_cursor(
 }
 
 /// A stored event as listed; one that does not parse is an error naming it.
-pub fn entry(cursor: db::live::Cursor, row: db::games::EventRow) -> Result<EventEntry, GameError> {
+fn entry(cursor: db::live::Cursor, row: db::games::EventRow) -> Result<EventEntry, GameError> {
     Ok(EventEntry {
         event: StoredEvent::parse(&row)?,
         id: row.id.into_string(),

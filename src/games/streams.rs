@@ -36,10 +36,7 @@ pub async fn events_since(
 ) -> Result<Vec<EventEntry>, GameError> {
     let caller = caller.to_owned();
     db::run(&games.pool, move |conn| {
-        db::live::events_after(conn, &caller, cursor, None, limit)?
-            .into_iter()
-            .map(|(cursor, row)| listing::entry(cursor, row))
-            .collect()
+        listing::entries_after(conn, &caller, cursor, None, limit)
     })
     .await
 }
