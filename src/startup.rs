@@ -329,6 +329,10 @@ fn jobs(state: &AppState, settings: &Settings) -> anyhow::Result<jobs::Handle> {
             Ok((swept != Default::default()).then(|| swept.to_string()))
         },
     );
+    runner.every("snapshots", Duration::from_secs(10), |conn, _| {
+        let n = crate::games::snapshot::fill_missing(conn, 100)?;
+        Ok((n > 0).then(|| format!("{n} game snapshots filled")))
+    });
     runner.every("statistics", Duration::from_secs(3_600), |conn, _| {
         db::refresh_statistics(conn)?;
         Ok(None)

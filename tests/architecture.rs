@@ -93,12 +93,14 @@ fn dependencies() -> Vec<String> {
 fn the_rules_core_imports_nothing_outside_itself() {
     let crates = dependencies();
     assert!(crates.contains(&"diesel".to_owned()), "{crates:?}");
+    // Pure crates the core may use: a digest of positions for R31.
+    let pure = ["sha2"];
     for (rel, text) in files()
         .into_iter()
         .filter(|(rel, _)| rel.starts_with("rules/"))
     {
         for line in text.lines().map(str::trim).filter(|l| !l.starts_with("//")) {
-            for name in &crates {
+            for name in crates.iter().filter(|c| !pure.contains(&c.as_str())) {
                 assert!(
                     !line.contains(&format!("{name}::")),
                     "src/{rel}: `{line}` uses the crate {name}; the rules core is pure"

@@ -592,6 +592,65 @@ fn r31_the_fourth_occurrence_draws() {
 }
 
 #[test]
+fn r31_a_game_resumed_from_its_stored_repetitions_draws_on_the_same_move() {
+    let start = pos("1d:Kf 10m:Km 10d:Kl", "f", "-", "-", "-");
+    let cycle = ["1d1e", "10m10l", "10d10e", "1e1d", "10l10m", "10e10d"];
+    let mut g = Game::new(start);
+    for m in &cycle[..] {
+        g.play(mv(m)).unwrap();
+    }
+    for m in &cycle[..] {
+        g.play(mv(m)).unwrap();
+    }
+    // What a server stores after ply 12, and takes up again later.
+    let bytes = g.repetitions().to_bytes();
+    assert_eq!(bytes.len(), 6 * 17, "six positions, each seen three times");
+    let seen = sannin::rules::Repetitions::from_bytes(&bytes).unwrap();
+    assert_eq!(&seen, g.repetitions());
+    assert_eq!(seen.count(g.position()), 3);
+    let mut resumed = Game::resume(start, *g.position(), None, seen);
+    for (i, m) in cycle.iter().enumerate() {
+        assert_eq!(resumed.outcome(), None, "ply {}", 13 + i);
+        resumed.play(mv(m)).unwrap();
+        g.play(mv(m)).unwrap();
+        assert_eq!(resumed.position(), g.position());
+    }
+    let drawn = Outcome::Draw(Position::start().living());
+    assert_eq!(resumed.outcome(), Some(drawn));
+    assert_eq!(resumed.entries().len(), 6, "only what happened since");
+    // The outcome is stored beside the position, which has no field for it.
+    assert_eq!(drawn.to_string(), "draw fml");
+    assert_eq!(Outcome::parse("draw fml"), Some(drawn));
+    let over = Game::resume(
+        start,
+        *g.position(),
+        Outcome::parse("draw fml"),
+        Default::default(),
+    );
+    assert_eq!(over.outcome(), Some(drawn));
+    assert_eq!(over.position().to_move(), None);
+    for bad in [
+        "",
+        "draw",
+        "draw f",
+        "draw ff",
+        "win x garden",
+        "win f",
+        "win f nope",
+        "draw fm x",
+    ] {
+        assert_eq!(Outcome::parse(bad), None, "{bad:?}");
+    }
+    // Damaged tables are refused, never guessed at.
+    assert!(sannin::rules::Repetitions::from_bytes(&bytes[..20]).is_none());
+    let mut zero = bytes.clone();
+    zero[16] = 0;
+    assert!(sannin::rules::Repetitions::from_bytes(&zero).is_none());
+    let twice = [&bytes[..17], &bytes[..17]].concat();
+    assert!(sannin::rules::Repetitions::from_bytes(&twice).is_none());
+}
+
+#[test]
 fn r32_position_strings_are_canonical_and_errors_name_the_field() {
     let p = pos(KINGS, "m", "2PmSlBl", "-", "-");
     assert!(p.to_string().contains(" 2PmBlSl "));

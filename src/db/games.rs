@@ -8,7 +8,9 @@ use super::schema::{alliance_proposals, game_actions, game_events, game_seats, g
 use super::DbConnection;
 use crate::games::states::{ActionKind, ProposalStatus, SeatState, Status};
 
-#[derive(Debug, Clone, Queryable, Insertable, Identifiable, AsChangeset)]
+/// A game's row without its snapshot (which only loading a game for play or
+/// view reads: see `find_game`).
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, Identifiable, AsChangeset)]
 #[diesel(table_name = games)]
 #[diesel(treat_none_as_null = true)]
 pub struct GameRow {
@@ -104,8 +106,38 @@ pub fn version_of(conn: &mut DbConnection, id: &str) -> QueryResult<Option<i32>>
         .optional()
 }
 
-pub fn find_game(conn: &mut DbConnection, id: &str) -> QueryResult<Option<GameRow>> {
-    games::table.find(id).first(conn).optional()
+/// The game's row and its stored snapshot (see `games::snapshot`).
+pub fn find_game(
+    conn: &mut DbConnection,
+    id: &str,
+) -> QueryResult<Option<(GameRow, Option<String>)>> {
+    games::table
+        .find(id)
+        .select((GameRow::as_select(), games::snapshot))
+        .first(conn)
+        .optional()
+}
+
+/// Stores a game's snapshot where none is stored yet (a game from before
+/// snapshots, replayed once); false if one is there already.
+pub fn fill_snapshot(conn: &mut DbConnection, id: &str, snapshot: &str) -> QueryResult<bool> {
+    let n = diesel::update(
+        games::table
+            .filter(games::id.eq(id))
+            .filter(games::snapshot.is_null()),
+    )
+    .set(games::snapshot.eq(snapshot))
+    .execute(conn)?;
+    Ok(n == 1)
+}
+
+/// Up to `limit` ids of games without a stored snapshot.
+pub fn games_without_snapshot(conn: &mut DbConnection, limit: i64) -> QueryResult<Vec<String>> {
+    games::table
+        .filter(games::snapshot.is_null())
+        .select(games::id)
+        .limit(limit)
+        .load(conn)
 }
 
 /// Takes the game's write lock for the rest of the transaction: a row lock on
@@ -123,6 +155,7 @@ pub fn lock_game(conn: &mut DbConnection, id: &str) -> QueryResult<()> {
 pub fn update_game_if_version(
     conn: &mut DbConnection,
     game: &GameRow,
+    snapshot: &str,
     expected_version: i32,
 ) -> QueryResult<bool> {
     let n = diesel::update(
@@ -130,7 +163,7 @@ pub fn update_game_if_version(
             .filter(games::id.eq(&game.id))
             .filter(games::version.eq(expected_version)),
     )
-    .set(game)
+    .set((game, games::snapshot.eq(snapshot)))
     .execute(conn)?;
     if n == 1 {
         super::live::announce(super::live::Topic::Game(game.id.to_string()));
@@ -181,6 +214,19 @@ pub fn last_move(conn: &mut DbConnection, game_id: &str) -> QueryResult<Option<A
         .filter(game_actions::game_id.eq(game_id))
         .filter(game_actions::kind.eq(ActionKind::Move))
         .order(game_actions::seq.desc())
+        .first(conn)
+        .optional()
+}
+
+/// The move stored for `ply`, if there is one.
+pub fn move_at_ply(
+    conn: &mut DbConnection,
+    game_id: &str,
+    ply: i32,
+) -> QueryResult<Option<ActionRow>> {
+    game_actions::table
+        .filter(game_actions::game_id.eq(game_id))
+        .filter(game_actions::ply.eq(ply))
         .first(conn)
         .optional()
 }
@@ -303,6 +349,7 @@ pub fn list_games(
         .then_order_by(games::deadline.asc())
         .then_order_by(games::updated_at.desc())
         .then_order_by(games::id.asc())
+        .select(GameRow::as_select())
         .limit(limit)
         .load(conn)
 }
@@ -354,6 +401,7 @@ pub fn games_due_before(
     games::table
         .filter(games::status.eq("active"))
         .filter(games::deadline.le(horizon))
+        .select(GameRow::as_select())
         .limit(limit)
         .load(conn)
 }

@@ -79,6 +79,7 @@ diesel::table! {
         started_at -> Nullable<Timestamp>,
         finished_at -> Nullable<Timestamp>,
         updated_at -> Timestamp,
+        snapshot -> Nullable<Text>,
     }
 }
 

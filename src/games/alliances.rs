@@ -8,7 +8,7 @@ use crate::db::{self, DbConnection};
 use crate::rules::{Action, Alliance, IllegalKind, Player};
 
 use super::events::{self, emit, GameEvent, Players};
-use super::journal::{append, new_id, save_row};
+use super::journal::{append, new_id, save};
 use super::model::{load_for_update, seat_name, Loaded, ProposalStatus, Status};
 use super::model::{load_state, pending_proposals, GameState};
 use super::{GameError, Games, Settings};
@@ -69,7 +69,7 @@ fn propose(
             resolved_at: None,
         };
         db::games::insert_proposal(conn, &p)?;
-        save_row(conn, &mut g.row, now)?;
+        save(conn, &mut g, now)?;
         emit(
             conn,
             game_id,
@@ -141,7 +141,7 @@ fn answer(
             g = append(conn, settings, &g, Action::Alliance(a), Some(user_id), now)?;
         } else {
             db::games::resolve_proposal(conn, &p.id, status, now)?;
-            save_row(conn, &mut g.row, now)?;
+            save(conn, &mut g, now)?;
         }
         let p = db::games::proposals(conn, game_id)?
             .into_iter()

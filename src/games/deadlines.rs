@@ -6,7 +6,7 @@ use crate::db::{self, DbConnection};
 use crate::rules::Action;
 
 use super::events::{self, emit, GameEvent, Players};
-use super::journal::{append, lost_race_is_nothing_to_do, save_row};
+use super::journal::{append, lost_race_is_nothing_to_do, save};
 use super::model::{load_for_update, seat_name, Status};
 use super::{GameError, Settings};
 
@@ -60,7 +60,7 @@ pub fn remind(
             return Ok(false);
         };
         g.row.reminded_seq = Some(g.row.seq);
-        save_row(conn, &mut g.row, now)?;
+        save(conn, &mut g, now)?;
         emit(
             conn,
             game_id,

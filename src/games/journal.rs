@@ -6,12 +6,12 @@
 use crate::domain::UserId;
 use chrono::NaiveDateTime;
 
-use crate::db::games::{ActionRow, GameRow};
+use crate::db::games::ActionRow;
 use crate::db::{self, DbConnection};
 use crate::rules::{Action, Position};
 
 use super::events::{self, emit, Effect, GameEvent, GameResult, Players};
-use super::model::{action_kind, action_notation, seat_name, ActionKind, Loaded, Status};
+use super::model::{action_kind, action_notation, seat_name, Loaded, Status};
 use super::{GameError, Settings};
 
 pub(super) fn new_id() -> String {
@@ -22,16 +22,19 @@ pub(super) fn to_move_name(pos: &Position) -> Option<String> {
     pos.to_move().map(|p| seat_name(p).to_owned())
 }
 
-/// Saves the game row with a version bump, or reports that someone else changed it.
-pub(super) fn save_row(
+/// Saves the game row and its snapshot with a version bump, or reports that
+/// someone else changed it.
+pub(super) fn save(
     conn: &mut DbConnection,
-    row: &mut GameRow,
+    g: &mut Loaded,
     now: NaiveDateTime,
 ) -> Result<(), GameError> {
+    let snapshot = g.snapshot_text();
+    let row = &mut g.row;
     let expected = row.version;
     row.version += 1;
     row.updated_at = now;
-    if db::games::update_game_if_version(conn, row, expected)? {
+    if db::games::update_game_if_version(conn, row, &snapshot, expected)? {
         Ok(())
     } else {
         Err(GameError::Stale(
@@ -48,7 +51,7 @@ pub(super) fn your_turn(
     let Some(p) = g.position().to_move() else {
         return Ok(());
     };
-    let last = g.actions.iter().rev().find(|a| a.kind == ActionKind::Move);
+    let last = g.standing.last_move.as_ref();
     emit(
         conn,
         &g.row.id,
@@ -57,10 +60,10 @@ pub(super) fn your_turn(
             seat: seat_name(p).to_owned(),
             ply: g.position().ply(),
             deadline: g.row.deadline.map(|t| t.and_utc()),
-            last_move: last.map(|a| events::LastMove {
-                notation: a.notation.clone(),
-                seat: a.seat.clone(),
-                ply: a.ply,
+            last_move: last.map(|m| events::LastMove {
+                notation: m.notation.clone(),
+                seat: m.seat.clone(),
+                ply: m.ply,
             }),
             players: Players::of(g),
             position: g.position().to_string(),
@@ -122,22 +125,22 @@ pub(super) fn append(
         row.deadline = row.days_per_move.map(|d| now + settings.day * d);
         row.reminded_seq = None;
     }
-    save_row(conn, &mut row, now)?;
+    let mut standing = g.standing.clone();
+    standing.record(&action_row, &entry);
+    let mut next = Loaded {
+        row,
+        seats: g.seats.clone(),
+        game,
+        standing,
+        creator_name: g.creator_name.clone(),
+    };
+    save(conn, &mut next, now)?;
     let changed_premises = after.alliance() != before.alliance()
         || after.living() != before.living()
         || after.is_over();
     if changed_premises {
-        db::games::lapse_proposals(conn, &row.id, now)?;
+        db::games::lapse_proposals(conn, &next.row.id, now)?;
     }
-    let mut actions = g.actions.clone();
-    actions.push(action_row);
-    let next = Loaded {
-        row,
-        seats: g.seats.clone(),
-        actions,
-        game,
-        creator_name: g.creator_name.clone(),
-    };
     let everyone = next.player_ids();
     let all = || everyone.iter().map(String::as_str);
     if let Action::Move(m) = action {

@@ -7,7 +7,7 @@ use crate::rules::{Action, Move, Player, Position};
 
 use super::events::{GameResult, StoredEvent};
 use super::model::{load, seat_name, SeatInfo, SeatState, Status};
-use super::model::{load_state, GameState};
+use super::model::{load_history, load_state, GameState, History, Loaded};
 use super::{GameError, Games};
 
 /// A game in a list: what is needed to choose what to open next, without a replay.
@@ -156,7 +156,23 @@ pub async fn board_at(
     ply: Option<u32>,
 ) -> Result<BoardAt, GameError> {
     let id = game_id.to_owned();
-    let g = db::run(&games.pool, move |conn| load(conn, &id)).await?;
+    let Some(n) = ply else {
+        // Now: the stored position and last move, nothing replayed.
+        let g = db::run(&games.pool, move |conn| load(conn, &id)).await?;
+        let last_move = match &g.standing.last_move {
+            Some(m) => Some(Move::parse(&m.notation).map_err(|e| {
+                anyhow::anyhow!("stored last move of game {} does not parse: {e}", g.row.id)
+            })?),
+            None => None,
+        };
+        return Ok(BoardAt {
+            position: *g.position(),
+            last_move,
+            names: names(&g),
+        });
+    };
+    let h = db::run(&games.pool, move |conn| load_history(conn, &id)).await?;
+    let g = h.game;
     // Positions in order, each with the move that led to it.
     let mut positions = vec![(*g.game.start(), None)];
     for e in g.game.entries() {
@@ -166,19 +182,26 @@ pub async fn board_at(
         };
         positions.push((e.position, mv));
     }
-    let (position, last_move) = match ply {
-        None => *positions.last().expect("the start at least"),
-        Some(n) => *positions
-            .iter()
-            .rev()
-            .find(|(p, _)| p.ply() == n)
-            .ok_or(GameError::NoSuchPly(n))?,
-    };
+    let (position, last_move) = *positions
+        .iter()
+        .rev()
+        .find(|(p, _)| p.ply() == n)
+        .ok_or(GameError::NoSuchPly(n))?;
     Ok(BoardAt {
         position,
         last_move,
-        names: [0, 1, 2].map(|i| g.seats[i].name().map(str::to_owned)),
+        names: names(&g),
     })
+}
+
+fn names(g: &Loaded) -> [Option<String>; 3] {
+    [0, 1, 2].map(|i| g.seats[i].name().map(str::to_owned))
+}
+
+/// The game with every action, replayed (and checked against its snapshot).
+pub async fn history(games: &Games, game_id: &GameId) -> Result<History, GameError> {
+    let id = game_id.to_owned();
+    db::run(&games.pool, move |conn| load_history(conn, &id)).await
 }
 
 /// One of a user's events.

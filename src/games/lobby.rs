@@ -10,7 +10,7 @@ use crate::domain::FieldError;
 use crate::rules::{Alliance, Illumination, Options, Player, Position, StuckPiece};
 
 use super::events::{self, emit, GameEvent, Players};
-use super::journal::{lost_race_is_nothing_to_do, new_id, save_row, to_move_name, your_turn};
+use super::journal::{lost_race_is_nothing_to_do, new_id, save, to_move_name, your_turn};
 use super::model::{
     load, load_for_update, parse_seat, seat_name, Loaded, SeatInfo, SeatState, Status,
 };
@@ -370,7 +370,7 @@ fn join(
             g.row.expires_at = None;
             g.row.deadline = g.row.days_per_move.map(|d| now + settings.day * d);
         }
-        save_row(conn, &mut g.row, now)?;
+        save(conn, &mut g, now)?;
         let g = load_for_update(conn, game_id)?;
         if all_joined {
             let ids = g.player_ids();
@@ -421,7 +421,7 @@ fn decline(
         };
         db::games::update_seat(conn, &open.to_row(game_id))?;
         let name = g.seat(seat).username.clone();
-        save_row(conn, &mut g.row, now)?;
+        save(conn, &mut g, now)?;
         if let Some(creator) = g.row.created_by.clone() {
             emit(
                 conn,
@@ -461,7 +461,7 @@ fn cancel(
         g.set_status(Status::Cancelled);
         g.row.finished_at = Some(now);
         g.row.expires_at = None;
-        save_row(conn, &mut g.row, now)?;
+        save(conn, &mut g, now)?;
         let others: Vec<String> = g
             .seats
             .iter()
@@ -494,7 +494,7 @@ pub fn expire(
         }
         g.set_status(Status::Expired);
         g.row.finished_at = Some(now);
-        save_row(conn, &mut g.row, now)?;
+        save(conn, &mut g, now)?;
         let seated: Vec<String> = g.seats.iter().filter_map(|s| s.user_id.clone()).collect();
         emit(
             conn,

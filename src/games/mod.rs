@@ -17,6 +17,7 @@ pub mod lobby;
 pub mod model;
 pub mod moves;
 pub mod records;
+pub mod snapshot;
 pub mod states;
 pub mod streams;
 pub mod sweeper;

@@ -10,6 +10,7 @@ use crate::rules::{
     Action, Alliance, Game, Illumination, Move, Options, Player, Position, StuckPiece,
 };
 
+use super::snapshot::{Snapshot, Standing};
 use super::GameError;
 
 pub use super::states::{ActionKind, ProposalStatus, SeatState, Status};
@@ -70,12 +71,21 @@ pub struct Loaded {
     pub row: GameRow,
     /// Always three, in turn order.
     pub seats: Vec<SeatInfo>,
-    pub actions: Vec<ActionRow>,
-    /// The start position with every action replayed: the repetition history (R31)
-    /// comes with it.
+    /// The game as the rules see it, repetition history (R31) included:
+    /// taken up from the stored snapshot, so its `entries` hold only what
+    /// happened since loading (see `load_history` for all of them).
     pub game: Game,
+    /// Eliminations and the last move.
+    pub standing: Standing,
     /// The creator's username.
     pub creator_name: Option<String>,
+}
+
+/// A game with every action, replayed from the start: `game.game.entries()`
+/// and `actions` correspond one to one.
+pub struct History {
+    pub game: Loaded,
+    pub actions: Vec<ActionRow>,
 }
 
 impl Loaded {
@@ -122,6 +132,20 @@ impl Loaded {
 
     pub fn options(&self) -> Options {
         options_of(&self.row)
+    }
+
+    /// What to store as the game's snapshot.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            repetitions: self.game.repetitions().clone(),
+            outcome: self.game.outcome(),
+            standing: self.standing.clone(),
+        }
+    }
+
+    /// The snapshot as stored.
+    pub fn snapshot_text(&self) -> String {
+        Snapshot::text_of(&self.game, &self.standing)
     }
 }
 
@@ -170,17 +194,86 @@ pub fn parse_action(s: &str) -> Option<Action> {
     Move::parse(s).ok().map(Action::Move)
 }
 
-/// Loads a game and replays its actions.
+/// Loads a game: its row, seats and stored snapshot, without replaying
+/// anything (a game stored before snapshots is replayed).
 pub fn load(conn: &mut DbConnection, id: &str) -> Result<Loaded, GameError> {
-    let row = db::games::find_game(conn, id)
-        .map_err(|e| of_row(e, format!("game {id}")))?
-        .ok_or(GameError::GameNotFound)?;
-    let seats = load_seats(conn, id)?;
-    let actions = db::games::actions(conn, id)?;
-    let start = Position::parse(&row.start_position)
-        .with_context(|| format!("stored start position of game {id}"))?
+    let (row, snapshot) = find(conn, id)?;
+    let Some(text) = snapshot else {
+        return Ok(replay(conn, row)?.game);
+    };
+    let snapshot = Snapshot::parse(&text, id)?;
+    let start = start_of(&row)?;
+    let current = Position::parse(&row.position)
+        .with_context(|| format!("stored position of game {id}"))?
         .with_options(options_of(&row));
-    let mut game = Game::new(start);
+    let game = Game::resume(start, current, snapshot.outcome, snapshot.repetitions);
+    let (seats, creator_name) = people(conn, &row)?;
+    Ok(Loaded {
+        row,
+        seats,
+        game,
+        standing: snapshot.standing,
+        creator_name,
+    })
+}
+
+/// Loads a game with all its actions, replayed from the start. A stored
+/// snapshot or position that disagrees with the replay is an error naming
+/// the game: the actions are the truth.
+pub fn load_history(conn: &mut DbConnection, id: &str) -> Result<History, GameError> {
+    let (row, snapshot) = find(conn, id)?;
+    let history = replay(conn, row)?;
+    let g = &history.game;
+    let replayed = g.game.position().to_string();
+    if g.row.position != replayed {
+        return Err(anyhow::anyhow!(
+            "stored position of game {id} disagrees with a replay of its actions: {} against {replayed}",
+            g.row.position
+        )
+        .into());
+    }
+    if let Some(text) = snapshot {
+        if Snapshot::parse(&text, id)? != g.snapshot() {
+            return Err(anyhow::anyhow!(
+                "stored snapshot of game {id} disagrees with a replay of its actions"
+            )
+            .into());
+        }
+    }
+    Ok(history)
+}
+
+fn find(conn: &mut DbConnection, id: &str) -> Result<(GameRow, Option<String>), GameError> {
+    db::games::find_game(conn, id)
+        .map_err(|e| of_row(e, format!("game {id}")))?
+        .ok_or(GameError::GameNotFound)
+}
+
+fn start_of(row: &GameRow) -> Result<Position, GameError> {
+    Ok(Position::parse(&row.start_position)
+        .with_context(|| format!("stored start position of game {}", row.id))?
+        .with_options(options_of(row)))
+}
+
+/// The seats and the creator's name.
+fn people(
+    conn: &mut DbConnection,
+    row: &GameRow,
+) -> Result<(Vec<SeatInfo>, Option<String>), GameError> {
+    let seats = load_seats(conn, &row.id)?;
+    let creator_name = match &row.created_by {
+        Some(uid) => db::users::find_by_id(conn, uid)?.map(|u| u.username),
+        None => None,
+    };
+    Ok((seats, creator_name))
+}
+
+/// Replays the game's actions from its start position.
+fn replay(conn: &mut DbConnection, row: GameRow) -> Result<History, GameError> {
+    let id = row.id.to_string();
+    let actions = db::games::actions(conn, &id)?;
+    let mut game = Game::new(start_of(&row)?);
+    let mut standing = Standing::default();
     for a in &actions {
         let action = parse_action(&a.notation).ok_or_else(|| {
             anyhow::anyhow!(
@@ -189,23 +282,24 @@ pub fn load(conn: &mut DbConnection, id: &str) -> Result<Loaded, GameError> {
                 a.notation
             )
         })?;
-        game.act(action).map_err(|e| {
+        let entry = game.act(action).map_err(|e| {
             anyhow::anyhow!(
                 "stored action {} of game {id} is refused on replay: {e}",
                 a.seq
             )
         })?;
+        standing.record(a, entry);
     }
-    let creator_name = match &row.created_by {
-        Some(uid) => db::users::find_by_id(conn, uid)?.map(|u| u.username),
-        None => None,
-    };
-    Ok(Loaded {
-        row,
-        seats,
+    let (seats, creator_name) = people(conn, &row)?;
+    Ok(History {
+        game: Loaded {
+            row,
+            seats,
+            game,
+            standing,
+            creator_name,
+        },
         actions,
-        game,
-        creator_name,
     })
 }
 

@@ -38,8 +38,12 @@ fn play(
             })
         })?;
         // The same move for the same ply again: answer as the first time, store nothing.
-        if let Some(done) = g.actions.iter().find(|a| a.ply.map(i64::from) == Some(ply)) {
-            if done.notation == mv.to_string() && done.user_id.as_deref() == Some(user_id) {
+        let current = g.position().ply() as i64;
+        if (1..current).contains(&ply) {
+            let done = db::games::move_at_ply(conn, game_id, ply as i32)?;
+            if done.is_some_and(|d| {
+                d.notation == mv.to_string() && d.user_id.as_deref() == Some(user_id)
+            }) {
                 return Ok(Played {
                     game: g,
                     created: false,
@@ -56,7 +60,6 @@ fn play(
                 )))
             }
         }
-        let current = g.position().ply() as i64;
         if ply != current {
             return Err(GameError::Stale(format!(
                 "ply {ply} is not the next move: the game is at ply {current}; reload it"

@@ -12,7 +12,9 @@ use crate::rules::{Action, Player};
 use super::events::{effects_text, GameResult};
 use super::journal::new_id;
 use super::model::GameState;
-use super::model::{action_kind, action_notation, load, seat_name, Loaded, SeatState, Status};
+use super::model::{
+    action_kind, action_notation, load_history, seat_name, Loaded, SeatState, Status,
+};
 use super::{GameError, Games, DAYS_PER_MOVE};
 
 /// Replays a game record and stores it as a finished game (or, if the record stops
@@ -106,7 +108,10 @@ fn import(
             )?;
             prev = e.position;
         }
-        load(conn, &id)
+        // Replayed once more from what was stored, and its snapshot kept.
+        let h = load_history(conn, &id)?;
+        db::games::fill_snapshot(conn, &id, &h.game.snapshot_text())?;
+        Ok(h.game)
     })
 }
 
@@ -154,6 +159,6 @@ pub async fn import_record(
 /// A game's record.
 pub async fn export_record(games: &Games, game_id: &GameId) -> Result<Record, GameError> {
     let id = game_id.to_owned();
-    let g = db::run(&games.pool, move |conn| load(conn, &id)).await?;
-    Ok(record_of(&g))
+    let h = db::run(&games.pool, move |conn| load_history(conn, &id)).await?;
+    Ok(record_of(&h.game))
 }

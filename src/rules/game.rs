@@ -5,6 +5,7 @@ use super::error::Illegal;
 use super::moves::Move;
 use super::player::{Alliance, Player};
 use super::position::{Outcome, Position};
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 
 /// One thing that happened in a game, in order.
@@ -33,25 +34,84 @@ pub struct GameRecordEntry {
     pub position: Position,
 }
 
-/// The part of a position that R31 compares: everything but the ply.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-struct Key {
-    board: [u8; 127],
-    hands: [[u8; 7]; 3],
-    to_move: Option<Player>,
-    alliance: Option<Alliance>,
-    castling: u8,
-}
+/// Positions that occurred in a game and how often (R31). A position is
+/// known by a 128-bit digest of what R31 compares: everything but the ply
+/// (board, hands, player to move, alliance, castling rights). The digest is
+/// stable, so the table can be stored with a game and a game resumed from it
+/// without replaying its history.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Repetitions(HashMap<[u8; 16], u8>);
 
-impl Key {
-    fn of(p: &Position) -> Key {
-        Key {
-            board: p.board,
-            hands: p.hands,
-            to_move: p.to_move,
-            alliance: p.alliance,
-            castling: p.castling.0,
+impl Repetitions {
+    /// How many bytes one position takes in [`Repetitions::to_bytes`].
+    const ENTRY: usize = 17;
+
+    fn digest(p: &Position) -> [u8; 16] {
+        let mut h = Sha256::new();
+        h.update(p.board);
+        for hand in &p.hands {
+            h.update(hand);
         }
+        h.update([
+            p.to_move.map_or(3, |m| m.index() as u8),
+            p.alliance.map_or(0, |a| a.members().0 + 1),
+            p.castling.0,
+        ]);
+        let full = h.finalize();
+        let mut d = [0; 16];
+        d.copy_from_slice(&full[..16]);
+        d
+    }
+
+    /// Counts one more occurrence of `p`; answers how many there have been.
+    fn occur(&mut self, p: &Position) -> u8 {
+        let n = self.0.entry(Self::digest(p)).or_insert(0);
+        *n = n.saturating_add(1);
+        *n
+    }
+
+    /// How many times `p` has occurred.
+    pub fn count(&self, p: &Position) -> u8 {
+        self.0.get(&Self::digest(p)).copied().unwrap_or(0)
+    }
+
+    /// How many different positions occurred.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The table as bytes: per position its digest and its count, in digest order.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut entries: Vec<_> = self.0.iter().collect();
+        entries.sort_unstable();
+        let mut out = Vec::with_capacity(entries.len() * Self::ENTRY);
+        for (d, n) in entries {
+            out.extend_from_slice(d);
+            out.push(*n);
+        }
+        out
+    }
+
+    /// The table from [`Repetitions::to_bytes`]; `None` if the bytes are not one
+    /// (a length that is not a whole number of entries, a count outside 1–4,
+    /// a position twice).
+    pub fn from_bytes(bytes: &[u8]) -> Option<Repetitions> {
+        if bytes.len() % Self::ENTRY != 0 {
+            return None;
+        }
+        let mut map = HashMap::with_capacity(bytes.len() / Self::ENTRY);
+        for e in bytes.chunks_exact(Self::ENTRY) {
+            let n = e[16];
+            let d: [u8; 16] = e[..16].try_into().ok()?;
+            if !(1..=4).contains(&n) || map.insert(d, n).is_some() {
+                return None;
+            }
+        }
+        Some(Repetitions(map))
     }
 }
 
@@ -59,20 +119,50 @@ impl Key {
 #[derive(Clone, Debug)]
 pub struct Game {
     start: Position,
+    current: Position,
     entries: Vec<GameRecordEntry>,
-    seen: HashMap<Key, u8>,
+    seen: Repetitions,
 }
 
 impl Game {
     /// A game from a position (its options included).
     pub fn new(start: Position) -> Game {
-        let mut seen = HashMap::new();
-        seen.insert(Key::of(&start), 1);
+        let mut seen = Repetitions::default();
+        seen.occur(&start);
         Game {
             start,
+            current: start,
             entries: Vec::new(),
             seen,
         }
+    }
+
+    /// A game taken up at `current`, as stored after an earlier replay: its
+    /// outcome if it has ended (a position string has no field for it), and
+    /// the positions that occurred (`seen`, which counts `current` too). It
+    /// plays on exactly as the replayed game would, but its [`Game::entries`]
+    /// hold only what happens from here on.
+    pub fn resume(
+        start: Position,
+        mut current: Position,
+        outcome: Option<Outcome>,
+        seen: Repetitions,
+    ) -> Game {
+        if outcome.is_some() {
+            current.outcome = outcome;
+            current.to_move = None;
+        }
+        Game {
+            start,
+            current,
+            entries: Vec::new(),
+            seen,
+        }
+    }
+
+    /// The positions that occurred, with their counts (R31).
+    pub fn repetitions(&self) -> &Repetitions {
+        &self.seen
     }
 
     /// The start position.
@@ -82,10 +172,11 @@ impl Game {
 
     /// The current position.
     pub fn position(&self) -> &Position {
-        self.entries.last().map_or(&self.start, |e| &e.position)
+        &self.current
     }
 
-    /// Everything that happened, in order.
+    /// Everything that happened, in order (since the resumption, for a
+    /// resumed game).
     pub fn entries(&self) -> &[GameRecordEntry] {
         &self.entries
     }
@@ -113,16 +204,15 @@ impl Game {
         let mut events = events;
         // R31: the fourth occurrence of a position draws the game among the living.
         // A voluntary alliance is an occurrence too.
-        if next.outcome().is_none() && matches!(action, Action::Move(_) | Action::Alliance(_)) {
-            let n = self.seen.entry(Key::of(&next)).or_insert(0);
-            *n += 1;
-            if *n >= 4 {
-                let outcome = Outcome::Draw(next.living());
-                next.outcome = Some(outcome);
-                next.to_move = None;
-                events.push(Event::Finished(outcome));
-            }
+        let counted =
+            next.outcome().is_none() && matches!(action, Action::Move(_) | Action::Alliance(_));
+        if counted && self.seen.occur(&next) >= 4 {
+            let outcome = Outcome::Draw(next.living());
+            next.outcome = Some(outcome);
+            next.to_move = None;
+            events.push(Event::Finished(outcome));
         }
+        self.current = next;
         self.entries.push(GameRecordEntry {
             action,
             player,

@@ -27,7 +27,7 @@ pub use apply::{Elimination, Event};
 pub use bitboard::Bitboard;
 pub use cell::{Cell, Dir, CELL_COUNT, GARDEN};
 pub use error::{Illegal, IllegalKind, MoveParseError, PositionError, PositionField};
-pub use game::{Action, Game, GameRecordEntry};
+pub use game::{Action, Game, GameRecordEntry, Repetitions};
 pub use moves::{Move, Targets};
 pub use options::{Illumination, Options, StuckPiece};
 pub use perft::{perft, perft_divide};

@@ -24,6 +24,51 @@ pub enum Outcome {
     Draw(PlayerSet),
 }
 
+/// `win <player> <reason>` or `draw <players>`, e.g. `win f garden`, `draw fl`:
+/// the outcome as text, for storing beside a position string (which has no
+/// field for it).
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Win(p, r) => write!(f, "win {} {}", p.letter(), r.code()),
+            Outcome::Draw(set) => write!(f, "draw {}", set.letters()),
+        }
+    }
+}
+
+impl Outcome {
+    /// The outcome its [`Display`](std::fmt::Display) wrote.
+    pub fn parse(s: &str) -> Option<Outcome> {
+        let mut words = s.split(' ');
+        let outcome = match (words.next()?, words.next()?) {
+            ("win", p) => {
+                let mut c = p.chars();
+                let player = Player::from_letter(c.next()?)?;
+                if c.next().is_some() {
+                    return None;
+                }
+                Outcome::Win(player, WinReason::parse(words.next()?)?)
+            }
+            ("draw", letters) => {
+                let mut set = PlayerSet::EMPTY;
+                for c in letters.chars() {
+                    let p = Player::from_letter(c)?;
+                    if set.contains(p) {
+                        return None;
+                    }
+                    set.insert(p);
+                }
+                if set.len() < 2 {
+                    return None;
+                }
+                Outcome::Draw(set)
+            }
+            _ => return None,
+        };
+        words.next().is_none().then_some(outcome)
+    }
+}
+
 /// Why a player won.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum WinReason {
@@ -36,6 +81,17 @@ pub enum WinReason {
 }
 
 impl WinReason {
+    pub const ALL: [WinReason; 3] = [
+        WinReason::Garden,
+        WinReason::LastPlayerStanding,
+        WinReason::AllyEliminated,
+    ];
+
+    /// The reason named by [`WinReason::code`].
+    pub fn parse(code: &str) -> Option<WinReason> {
+        WinReason::ALL.into_iter().find(|r| r.code() == code)
+    }
+
     /// Stable machine-readable name.
     pub const fn code(self) -> &'static str {
         match self {

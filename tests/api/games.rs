@@ -367,9 +367,10 @@ async fn time_out_eliminates_and_play_goes_on(backend: Backend) {
 }
 
 /// Issue 12: a conditional read of an unchanged game answers from the game
-/// row alone. Its actions are damaged here, so any read that loads them
-/// fails, yet the 304 still comes; each viewer has a tag of its own; and a
-/// proposal, which changes the view but plays no move, changes the tag.
+/// row's version alone. Its snapshot and actions are damaged here, so any
+/// read that loads them fails, yet the 304 still comes; each viewer has a
+/// tag of its own; and a proposal, which changes the view but plays no move,
+/// changes the tag.
 async fn not_modified_reads_only_the_game_row(backend: Backend) {
     let app = spawn_app(backend).await;
     let t = app.trio("cheap").await;
@@ -397,6 +398,10 @@ async fn not_modified_reads_only_the_game_row(backend: Backend) {
         "UPDATE game_actions SET notation = 'not a move' WHERE game_id = '{id}'"
     ))
     .await;
+    app.execute_sql(&format!(
+        "UPDATE games SET snapshot = '{{\"v\": 1}}' WHERE id = '{id}'"
+    ))
+    .await;
     let res = conditional(Some(t.tokens[0].clone()), first.clone())
         .await
         .unwrap();
@@ -409,12 +414,23 @@ async fn not_modified_reads_only_the_game_row(backend: Backend) {
     assert_eq!(
         res.status(),
         StatusCode::INTERNAL_SERVER_ERROR,
-        "the full read loads the damaged actions"
+        "the full read loads the damaged snapshot"
     );
+    // Without a snapshot (as stored before there were any), the full read
+    // replays the actions, damaged still.
+    app.execute_sql(&format!(
+        "UPDATE games SET snapshot = NULL WHERE id = '{id}'"
+    ))
+    .await;
+    let res = conditional(None, first.clone()).await.unwrap();
+    assert_eq!(res.status(), StatusCode::INTERNAL_SERVER_ERROR);
     app.execute_sql(&format!(
         "UPDATE game_actions SET notation = '3d4d' WHERE game_id = '{id}' AND kind = 'move'"
     ))
     .await;
+    let res = conditional(None, first.clone()).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK, "replayed");
+    assert_eq!(tag(&res), anonymous);
 
     let res = app
         .authed(

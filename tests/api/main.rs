@@ -18,6 +18,7 @@ mod password_limits;
 mod process;
 mod rate_limits;
 mod smtp;
+mod snapshots;
 mod streams;
 mod tokens;
 mod webhook_queue;

@@ -83,8 +83,8 @@ pub async fn moves(
     state: web::Data<AppState>,
     path: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
-    let g = listing::game(&state.games, &path).await?;
-    Ok(HttpResponse::Ok().json(action_views(&g.game)))
+    let h = listing::history(&state.games, &path).await?;
+    Ok(HttpResponse::Ok().json(action_views(&h)))
 }
 
 /// Resign (R35): you leave the game; the others play on.

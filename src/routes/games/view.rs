@@ -13,7 +13,7 @@ use crate::games::listing::Listed;
 use crate::routes::utc;
 use crate::rules::{Cell, Kind, Player, Position};
 
-use crate::games::model::{seat_name, ActionKind, GameState, Loaded, SeatState, Status};
+use crate::games::model::{seat_name, GameState, History, Loaded, SeatState, Status};
 
 /// A player's seat and standing.
 #[derive(Debug, Serialize, ToSchema)]
@@ -204,24 +204,20 @@ fn seats(s: crate::rules::PlayerSet) -> Vec<String> {
     s.iter().map(|p| seat_name(p).to_owned()).collect()
 }
 
-/// How each seat left the game, from what the rules did on replay.
+/// How each seat left the game.
 fn eliminations(g: &Loaded) -> BTreeMap<String, EliminationView> {
-    let mut out = BTreeMap::new();
-    for (a, entry) in g.actions.iter().zip(g.game.entries()) {
-        for e in &entry.events {
-            if let Effect::PlayerEliminated { seat, reason, by } = Effect::of(e) {
-                out.insert(
-                    seat,
-                    EliminationView {
-                        reason,
-                        by,
-                        seq: a.seq,
-                    },
-                );
-            }
-        }
-    }
-    out
+    g.standing
+        .eliminations
+        .iter()
+        .map(|e| {
+            let view = EliminationView {
+                reason: e.reason.clone(),
+                by: e.by.clone(),
+                seq: e.seq,
+            };
+            (e.seat.clone(), view)
+        })
+        .collect()
 }
 
 pub fn board(pos: &Position) -> Vec<PieceView> {
@@ -299,17 +295,12 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
         v.sort();
         v
     });
-    let last_move = g
-        .actions
-        .iter()
-        .rev()
-        .find(|a| a.kind == ActionKind::Move)
-        .map(|a| MoveRef {
-            r#move: a.notation.clone(),
-            seat: a.seat.clone(),
-            ply: a.ply.unwrap_or_default(),
-            at: utc(a.created_at),
-        });
+    let last_move = g.standing.last_move.as_ref().map(|m| MoveRef {
+        r#move: m.notation.clone(),
+        seat: m.seat.clone(),
+        ply: m.ply.unwrap_or_default(),
+        at: utc(m.at),
+    });
     let result = outcome.map(|o| match o {
         crate::rules::Outcome::Win(p, r) => ResultView {
             winner: Some(seat_name(p).to_owned()),
@@ -392,8 +383,9 @@ pub struct ActionView {
     pub effects: Value,
 }
 
-pub fn action_views(g: &Loaded) -> Vec<ActionView> {
-    g.actions
+pub fn action_views(h: &History) -> Vec<ActionView> {
+    let g = &h.game;
+    h.actions
         .iter()
         .zip(g.game.entries())
         .map(|(a, entry)| ActionView {
