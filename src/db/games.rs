@@ -106,16 +106,47 @@ pub fn version_of(conn: &mut DbConnection, id: &str) -> QueryResult<Option<i32>>
         .optional()
 }
 
-/// The game's row and its stored snapshot (see `games::snapshot`).
-pub fn find_game(
-    conn: &mut DbConnection,
-    id: &str,
-) -> QueryResult<Option<(GameRow, Option<String>)>> {
-    games::table
-        .find(id)
-        .select((GameRow::as_select(), games::snapshot))
-        .first(conn)
-        .optional()
+/// A game's row as loaded to play or view it.
+pub struct StoredGame {
+    pub row: GameRow,
+    /// See `games::snapshot`.
+    pub snapshot: Option<String>,
+    /// The creator's username.
+    pub creator: Option<String>,
+}
+
+/// The game's row, its stored snapshot and its creator's name, in one
+/// statement. With `lock`, the game's write lock is taken first and held to
+/// the end of the transaction (see `lock_game`): on PostgreSQL by the same
+/// statement (`FOR NO KEY UPDATE`, the lock an update of the row takes).
+pub fn find_game(conn: &mut DbConnection, id: &str, lock: bool) -> QueryResult<Option<StoredGame>> {
+    // Built once per backend it runs on.
+    macro_rules! query {
+        () => {
+            games::table.find(id).select((
+                GameRow::as_select(),
+                games::snapshot,
+                users::table
+                    .filter(users::id.nullable().eq(games::created_by))
+                    .select(users::username)
+                    .single_value(),
+            ))
+        };
+    }
+    let found: Option<(GameRow, Option<String>, Option<String>)> = match conn {
+        DbConnection::Postgres(c) if lock => query!().for_no_key_update().first(c).optional()?,
+        _ => {
+            if lock {
+                lock_game(conn, id)?;
+            }
+            query!().first(conn).optional()?
+        }
+    };
+    Ok(found.map(|(row, snapshot, creator)| StoredGame {
+        row,
+        snapshot,
+        creator,
+    }))
 }
 
 /// Stores a game's snapshot where none is stored yet (a game from before
@@ -472,11 +503,19 @@ pub fn lapse_proposals(
     .execute(conn)
 }
 
-pub fn insert_event(conn: &mut DbConnection, e: &EventRow) -> QueryResult<()> {
-    diesel::insert_into(game_events::table)
-        .values(e)
-        .execute(conn)
-        .map(drop)
+/// Inserts events in one statement.
+pub fn insert_events(conn: &mut DbConnection, events: &[EventRow]) -> QueryResult<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    // Batch inserts are written per backend (a connection of either kind
+    // cannot build one).
+    let insert = diesel::insert_into(game_events::table).values(events);
+    match conn {
+        DbConnection::Postgres(c) => insert.execute(c),
+        DbConnection::Sqlite(c) => insert.execute(c),
+    }
+    .map(drop)
 }
 
 /// When the games `user_id` created (or imported) since `since` were created.

@@ -14,14 +14,23 @@ pub const MAIL: &str = "mail";
 /// Every channel, each of which gets every event.
 pub const CHANNELS: [&str; 2] = [WEBHOOK, MAIL];
 
-/// Queues `event_id` for every channel.
-pub fn enqueue(conn: &mut DbConnection, event_id: &str) -> QueryResult<()> {
-    for channel in CHANNELS {
-        diesel::insert_into(op::table)
-            .values((op::channel.eq(channel), op::event_id.eq(event_id)))
-            .execute(conn)?;
+/// Queues the events `event_ids` for every channel, in one statement.
+pub fn enqueue(conn: &mut DbConnection, event_ids: &[&str]) -> QueryResult<()> {
+    let rows: Vec<_> = event_ids
+        .iter()
+        .flat_map(|id| CHANNELS.map(|channel| (op::channel.eq(channel), op::event_id.eq(*id))))
+        .collect();
+    if rows.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    // Batch inserts are written per backend (a connection of either kind
+    // cannot build one).
+    let insert = diesel::insert_into(op::table).values(rows);
+    match conn {
+        DbConnection::Postgres(c) => insert.execute(c),
+        DbConnection::Sqlite(c) => insert.execute(c),
+    }
+    .map(drop)
 }
 
 /// Up to `limit` events waiting for `channel`, oldest first. On PostgreSQL the

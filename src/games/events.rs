@@ -389,23 +389,23 @@ pub fn emit<'a>(
         }
     }
     db::live::lock_recipients(conn, game_id, seen.iter().copied())?;
-    for user_id in seen {
-        db::live::announce(db::live::Topic::User(user_id.to_owned()));
-        let id = EventId::generate();
-        db::games::insert_event(
-            conn,
-            &EventRow {
-                id: id.clone(),
+    let rows: Vec<EventRow> = seen
+        .into_iter()
+        .map(|user_id| {
+            db::live::announce(db::live::Topic::User(user_id.to_owned()));
+            EventRow {
+                id: EventId::generate(),
                 game_id: GameId::from(game_id),
                 event_type: event.event_type().to_owned(),
                 user_id: UserId::from(user_id),
                 payload: body.clone(),
                 created_at: now,
-            },
-        )?;
-        db::outbox::enqueue(conn, &id)?;
-    }
-    Ok(())
+            }
+        })
+        .collect();
+    db::games::insert_events(conn, &rows)?;
+    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    db::outbox::enqueue(conn, &ids)
 }
 
 pub fn win_reason(r: WinReason) -> &'static str {

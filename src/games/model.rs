@@ -4,7 +4,7 @@ use crate::domain::{GameId, UserId};
 use anyhow::Context as _;
 use chrono::NaiveDateTime;
 
-use crate::db::games::{ActionRow, GameRow, ProposalRow, SeatRow};
+use crate::db::games::{ActionRow, GameRow, ProposalRow, SeatRow, StoredGame};
 use crate::db::{self, DbConnection};
 use crate::rules::{
     Action, Alliance, Game, Illumination, Move, Options, Player, Position, StuckPiece,
@@ -197,9 +197,26 @@ pub fn parse_action(s: &str) -> Option<Action> {
 /// Loads a game: its row, seats and stored snapshot, without replaying
 /// anything (a game stored before snapshots is replayed).
 pub fn load(conn: &mut DbConnection, id: &str) -> Result<Loaded, GameError> {
-    let (row, snapshot) = find(conn, id)?;
+    let found = find(conn, id, false)?;
+    take_up(conn, found)
+}
+
+/// Loads a game for a change: takes its write lock first (see `db::games::lock_game`).
+pub fn load_for_update(conn: &mut DbConnection, id: &str) -> Result<Loaded, GameError> {
+    let found = find(conn, id, true)?;
+    take_up(conn, found)
+}
+
+fn take_up(conn: &mut DbConnection, found: StoredGame) -> Result<Loaded, GameError> {
+    let StoredGame {
+        row,
+        snapshot,
+        creator: creator_name,
+    } = found;
+    let id = row.id.to_string();
+    let id = id.as_str();
     let Some(text) = snapshot else {
-        return Ok(replay(conn, row)?.game);
+        return Ok(replay(conn, row, creator_name)?.game);
     };
     let snapshot = Snapshot::parse(&text, id)?;
     let start = start_of(&row)?;
@@ -207,7 +224,7 @@ pub fn load(conn: &mut DbConnection, id: &str) -> Result<Loaded, GameError> {
         .with_context(|| format!("stored position of game {id}"))?
         .with_options(options_of(&row));
     let game = Game::resume(start, current, snapshot.outcome, snapshot.repetitions);
-    let (seats, creator_name) = people(conn, &row)?;
+    let seats = load_seats(conn, id)?;
     Ok(Loaded {
         row,
         seats,
@@ -221,8 +238,9 @@ pub fn load(conn: &mut DbConnection, id: &str) -> Result<Loaded, GameError> {
 /// snapshot or position that disagrees with the replay is an error naming
 /// the game: the actions are the truth.
 pub fn load_history(conn: &mut DbConnection, id: &str) -> Result<History, GameError> {
-    let (row, snapshot) = find(conn, id)?;
-    let history = replay(conn, row)?;
+    let found = find(conn, id, false)?;
+    let snapshot = found.snapshot;
+    let history = replay(conn, found.row, found.creator)?;
     let g = &history.game;
     let replayed = g.game.position().to_string();
     if g.row.position != replayed {
@@ -243,8 +261,8 @@ pub fn load_history(conn: &mut DbConnection, id: &str) -> Result<History, GameEr
     Ok(history)
 }
 
-fn find(conn: &mut DbConnection, id: &str) -> Result<(GameRow, Option<String>), GameError> {
-    db::games::find_game(conn, id)
+fn find(conn: &mut DbConnection, id: &str, lock: bool) -> Result<StoredGame, GameError> {
+    db::games::find_game(conn, id, lock)
         .map_err(|e| of_row(e, format!("game {id}")))?
         .ok_or(GameError::GameNotFound)
 }
@@ -255,21 +273,12 @@ fn start_of(row: &GameRow) -> Result<Position, GameError> {
         .with_options(options_of(row)))
 }
 
-/// The seats and the creator's name.
-fn people(
-    conn: &mut DbConnection,
-    row: &GameRow,
-) -> Result<(Vec<SeatInfo>, Option<String>), GameError> {
-    let seats = load_seats(conn, &row.id)?;
-    let creator_name = match &row.created_by {
-        Some(uid) => db::users::find_by_id(conn, uid)?.map(|u| u.username),
-        None => None,
-    };
-    Ok((seats, creator_name))
-}
-
 /// Replays the game's actions from its start position.
-fn replay(conn: &mut DbConnection, row: GameRow) -> Result<History, GameError> {
+fn replay(
+    conn: &mut DbConnection,
+    row: GameRow,
+    creator_name: Option<String>,
+) -> Result<History, GameError> {
     let id = row.id.to_string();
     let actions = db::games::actions(conn, &id)?;
     let mut game = Game::new(start_of(&row)?);
@@ -290,7 +299,7 @@ fn replay(conn: &mut DbConnection, row: GameRow) -> Result<History, GameError> {
         })?;
         standing.record(a, entry);
     }
-    let (seats, creator_name) = people(conn, &row)?;
+    let seats = load_seats(conn, &id)?;
     Ok(History {
         game: Loaded {
             row,
@@ -312,12 +321,6 @@ pub fn of_row(e: diesel::result::Error, what: String) -> GameError {
         )),
         e => e.into(),
     }
-}
-
-/// Loads a game for a change: takes its write lock first (see `db::games::lock_game`).
-pub fn load_for_update(conn: &mut DbConnection, id: &str) -> Result<Loaded, GameError> {
-    db::games::lock_game(conn, id)?;
-    load(conn, id)
 }
 
 /// The three seats of a game, in turn order.

@@ -67,7 +67,8 @@ pub async fn game_change(
 ) -> Result<Option<GameChange>, GameError> {
     let game_id = game_id.clone();
     db::run(&games.pool, move |conn| {
-        let Some((row, _)) = db::games::find_game(conn, &game_id)? else {
+        let Some(db::games::StoredGame { row, .. }) = db::games::find_game(conn, &game_id, false)?
+        else {
             return Err(GameError::GameNotFound);
         };
         if version.is_some_and(|v| row.version <= v) {
