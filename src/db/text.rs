@@ -15,6 +15,9 @@
 macro_rules! stored_words {
     ($ty:ident { $($variant:ident = $word:literal),+ $(,)? }) => {
         impl $ty {
+            /// Every word, in declaration order.
+            pub const WORDS: &'static [&'static str] = &[$($word),+];
+
             pub fn as_str(self) -> &'static str {
                 match self {
                     $($ty::$variant => $word,)+

@@ -42,6 +42,23 @@ impl Email {
     }
 }
 
+impl utoipa::PartialSchema for Email {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{KnownFormat, SchemaFormat};
+        super::schema::string(
+            "A bare address (no display name, no domain literal) whose domain has a dot; \
+             stored lower-cased.",
+        )
+        .format(Some(SchemaFormat::KnownFormat(KnownFormat::Email)))
+        .min_length(Some(3))
+        .max_length(Some(Self::MAX_LEN))
+        .examples([serde_json::Value::from("alice@example.org")])
+        .into()
+    }
+}
+
+impl utoipa::ToSchema for Email {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

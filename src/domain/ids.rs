@@ -4,6 +4,12 @@
 //! `&str` for the storage queries below the use cases.
 
 /// An id type stored as text: `stored_id!(GameId, "a game")`.
+/// Whether `s` is a UUID written as the server writes ids (hyphenated, 36
+/// characters), as the `uuid` format of their schemas says.
+pub fn is_uuid(s: &str) -> bool {
+    s.len() == 36 && uuid::Uuid::try_parse(s).is_ok()
+}
+
 macro_rules! stored_id {
     ($(#[$doc:meta])* $ty:ident) => {
         $(#[$doc])*
@@ -80,6 +86,14 @@ macro_rules! stored_id {
                 self.0 == *other
             }
         }
+
+        impl utoipa::PartialSchema for $ty {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                $crate::domain::schema::uuid("An id the server made (a UUID).")
+            }
+        }
+
+        impl utoipa::ToSchema for $ty {}
 
         crate::stored_as_text!($ty, "an id");
     };

@@ -6,13 +6,14 @@ mod field_error;
 mod ids;
 pub mod limits;
 mod password;
+pub mod schema;
 mod scope;
 mod token_name;
 mod username;
 
 pub use email::Email;
 pub use field_error::FieldError;
-pub use ids::{EventId, GameId, ProposalId, TokenId, UserId, WebhookId};
+pub use ids::{is_uuid, EventId, GameId, ProposalId, TokenId, UserId, WebhookId};
 pub use password::Password;
 pub use scope::{Scope, ScopeSet};
 pub use token_name::TokenName;

@@ -2,15 +2,17 @@ use std::fmt;
 
 use super::Invalid;
 
-/// A new password: 8–1024 bytes, not only whitespace, and not easy to guess
-/// (zxcvbn's estimate: a score of at least 2, "somewhat guessable", about
-/// 10^8 guesses). The upper bound keeps hashing cost bounded.
+/// A new password: 8–1024 characters, not only whitespace, and not easy to
+/// guess (zxcvbn's estimate: a score of at least 2, "somewhat guessable",
+/// about 10^8 guesses). The upper bound keeps hashing cost bounded. Lengths
+/// are in characters, as a person counts them and as JSON Schema's
+/// `minLength`/`maxLength` do.
 #[derive(Clone)]
 pub struct Password(String);
 
 impl Password {
-    pub const MIN_BYTES: usize = 8;
-    pub const MAX_BYTES: usize = 1024;
+    pub const MIN_CHARS: usize = 8;
+    pub const MAX_CHARS: usize = 1024;
     /// How much of a password the estimator reads: its cost grows fast with
     /// length, and a guessable start makes a guessable password.
     const ESTIMATED_CHARS: usize = 128;
@@ -18,13 +20,14 @@ impl Password {
     /// Checks a new password; `related` are the account's own words (its
     /// username and address), which make a password easier to guess.
     pub fn parse(raw: String, related: &[&str]) -> Result<Self, Invalid> {
-        if raw.len() < Self::MIN_BYTES || raw.len() > Self::MAX_BYTES {
+        let chars = raw.chars().count();
+        if !(Self::MIN_CHARS..=Self::MAX_CHARS).contains(&chars) {
             return Err(Invalid::new(
                 "length",
                 format!(
-                    "must be {} to {} bytes long",
-                    Self::MIN_BYTES,
-                    Self::MAX_BYTES
+                    "must be {} to {} characters long",
+                    Self::MIN_CHARS,
+                    Self::MAX_CHARS
                 ),
             ));
         }
@@ -54,6 +57,22 @@ impl Password {
     }
 }
 
+impl utoipa::PartialSchema for Password {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        super::schema::bounded(
+            "8–1024 characters, not only whitespace, and not easy to guess (a common \
+             password, a keyboard run, the username…: refused with `too-guessable`).",
+            Self::MIN_CHARS,
+            Self::MAX_CHARS,
+            // Some character that is not whitespace.
+            Some(format!("[^{}]", super::schema::WHITESPACE_CLASS)),
+            "correct horse battery staple",
+        )
+    }
+}
+
+impl utoipa::ToSchema for Password {}
+
 /// Never print a password, not even in debug output.
 impl fmt::Debug for Password {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -66,16 +85,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bounds_are_in_bytes() {
+    fn bounds_are_in_characters() {
         let parse = |s: &str| Password::parse(s.into(), &[]);
         assert_eq!(parse("k7#Qw9z").unwrap_err().code, "length");
         assert!(parse("k7#Qw9z!").is_ok());
         let long: String = "k7#Qw9z!".repeat(128);
         assert!(parse(&long).is_ok());
         assert_eq!(parse(&format!("{long}x")).unwrap_err().code, "length");
-        // Four 2-byte characters are 8 bytes, three are 6.
-        assert!(parse("éééé").is_err_and(|e| e.code != "length"));
-        assert_eq!(parse("ééé").unwrap_err().code, "length");
+        // Seven 2-byte characters are 14 bytes but only seven characters.
+        assert_eq!(parse("éàüöçñß").unwrap_err().code, "length");
+        let wide = format!("correct horse battery staple {}", "é".repeat(1024 - 29));
+        assert_eq!((wide.chars().count(), wide.len()), (1024, 2019));
+        assert!(parse(&wide).is_ok());
+        assert_eq!(parse(&format!("{wide}é")).unwrap_err().code, "length");
         assert_eq!(
             format!("{:?}", parse("secret-pw-of-mine").unwrap()),
             "Password(***)"

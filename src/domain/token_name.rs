@@ -1,6 +1,7 @@
 use super::Invalid;
 
-/// The label of a personal access token: 1–100 characters, not blank.
+/// The label of a personal access token: 1–100 characters, not blank, no
+/// control characters; spaces around it are dropped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenName(String);
 
@@ -12,7 +13,7 @@ impl TokenName {
         if name.is_empty() {
             return Err(Invalid::new("required", "must not be blank"));
         }
-        if name.chars().count() > Self::MAX_LEN {
+        if raw.chars().count() > Self::MAX_LEN {
             return Err(Invalid::new(
                 "length",
                 format!("must be at most {} characters long", Self::MAX_LEN),
@@ -31,3 +32,21 @@ impl TokenName {
         &self.0
     }
 }
+
+impl utoipa::PartialSchema for TokenName {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use super::schema::{CONTROL_CLASS, WHITESPACE_CLASS};
+        super::schema::bounded(
+            "A label for you to recognise the token by: 1–100 characters, not blank, \
+             no control characters (spaces around it are dropped).",
+            1,
+            Self::MAX_LEN,
+            Some(format!(
+                "^[^{CONTROL_CLASS}]*[^{CONTROL_CLASS}{WHITESPACE_CLASS}][^{CONTROL_CLASS}]*$"
+            )),
+            "my bot",
+        )
+    }
+}
+
+impl utoipa::ToSchema for TokenName {}

@@ -39,6 +39,24 @@ impl Username {
     }
 }
 
+impl utoipa::PartialSchema for Username {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        super::schema::bounded(
+            "3–32 characters of `a-z 0-9 _ -` (upper case is folded to lower case).",
+            Self::MIN_LEN,
+            Self::MAX_LEN,
+            Some(format!(
+                "^[A-Za-z0-9_-]{{{},{}}}$",
+                Self::MIN_LEN,
+                Self::MAX_LEN
+            )),
+            "alice",
+        )
+    }
+}
+
+impl utoipa::ToSchema for Username {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

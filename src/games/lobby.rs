@@ -6,13 +6,13 @@ use chrono::NaiveDateTime;
 
 use crate::db::games::{GameRow, SeatRow};
 use crate::db::{self, DbConnection};
-use crate::domain::FieldError;
+use crate::domain::{FieldError, Username};
 use crate::rules::{Alliance, Illumination, Options, Player, Position, StuckPiece};
 
 use super::events::{self, emit, GameEvent, Players};
 use super::journal::{lost_race_is_nothing_to_do, new_id, save, to_move_name, your_turn};
 use super::model::{
-    load, load_for_update, parse_seat, seat_name, Loaded, SeatInfo, SeatState, Status,
+    load, load_for_update, parse_seat_name, seat_name, Loaded, SeatInfo, SeatState, Status,
 };
 use super::model::{load_state, GameState};
 use super::{GameError, Games, Settings, DAYS_PER_MOVE};
@@ -57,7 +57,7 @@ impl NewGame {
         let mut errors = Vec::new();
         let seat = match req.seat {
             None | Some("random") => Some(SeatChoice::Random),
-            Some(s) => match parse_seat(s).filter(|_| s.len() > 1) {
+            Some(s) => match parse_seat_name(s) {
                 Some(p) => Some(SeatChoice::Seat(p)),
                 None => {
                     errors.push(FieldError::new(
@@ -71,14 +71,14 @@ impl NewGame {
         };
         let mut invite = Vec::new();
         for (i, name) in req.invite.iter().enumerate() {
-            let n = name.trim().to_lowercase();
-            if n.is_empty() {
-                errors.push(FieldError::new(
-                    format!("invite[{i}]"),
-                    "required",
-                    "must be a username",
-                ));
-            } else if invite.contains(&n) {
+            let n = match Username::parse(name) {
+                Ok(n) => n.as_str().to_owned(),
+                Err(e) => {
+                    errors.push(FieldError::new(format!("invite[{i}]"), e.code, e.message));
+                    continue;
+                }
+            };
+            if invite.contains(&n) {
                 errors.push(FieldError::new(
                     format!("invite[{i}]"),
                     "duplicate",
@@ -130,7 +130,7 @@ impl NewGame {
         };
         let allies = match req.allies {
             None => None,
-            Some([a, b]) => match (parse_seat(a), parse_seat(b)) {
+            Some([a, b]) => match (parse_seat_name(a), parse_seat_name(b)) {
                 (Some(a), Some(b)) if a != b => Alliance::new(a, b),
                 _ => {
                     errors.push(FieldError::new(

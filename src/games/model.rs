@@ -20,6 +20,11 @@ pub fn seat_name(p: Player) -> &'static str {
     p.name()
 }
 
+/// A seat as requests name it: its whole name only.
+pub fn parse_seat_name(s: &str) -> Option<Player> {
+    Player::ALL.into_iter().find(|p| p.name() == s)
+}
+
 pub fn parse_seat(s: &str) -> Option<Player> {
     match s {
         "first" | "f" => Some(Player::First),

@@ -140,7 +140,7 @@ pub async fn play_move(
                 &settings,
                 &caller,
                 &id,
-                submission.notation.trim(),
+                &submission.notation,
                 submission.ply,
                 now,
             )?;

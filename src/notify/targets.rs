@@ -21,6 +21,9 @@ use reqwest::Url;
 
 use crate::domain::FieldError;
 
+/// The longest webhook URL, as given and as normalised.
+pub const URL_MAX_LEN: usize = 2000;
+
 /// How long a URL being saved may take to resolve.
 pub const LOOKUP_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -214,6 +217,15 @@ impl Targets {
 
     fn parse(&self, raw: &str) -> Result<Url, FieldError> {
         let invalid = |code: &str, message: &str| FieldError::new("url", code, message);
+        let too_long = || {
+            invalid(
+                "length",
+                &format!("must be at most {URL_MAX_LEN} characters long"),
+            )
+        };
+        if raw.chars().count() > URL_MAX_LEN {
+            return Err(too_long());
+        }
         let url = Url::parse(raw.trim()).map_err(|_| invalid("invalid-url", "is not a URL"))?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(invalid("scheme", "must be an http or https URL"));
@@ -224,8 +236,8 @@ impl Targets {
                 "must not contain a user name or password",
             ));
         }
-        if url.as_str().len() > 2000 {
-            return Err(invalid("length", "must be at most 2000 characters long"));
+        if url.as_str().len() > URL_MAX_LEN {
+            return Err(too_long());
         }
         let port = url.port_or_known_default().unwrap_or(443);
         if !self.policy.allows_port(port) {

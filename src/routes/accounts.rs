@@ -17,14 +17,11 @@ use crate::state::AppState;
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"username": "alice", "email": "alice@example.com", "password": "correct horse battery staple"}))]
 pub struct RegisterRequest {
-    /// 3–32 characters of `a-z 0-9 _ -` (upper case is folded to lower case).
-    #[schema(example = "alice")]
+    #[schema(value_type = crate::domain::Username)]
     pub username: String,
-    #[schema(example = "alice@example.com")]
+    #[schema(value_type = crate::domain::Email)]
     pub email: String,
-    /// 8–1024 bytes, not only whitespace, and not easy to guess (a common
-    /// password, a keyboard run, the username…: refused with `too-guessable`).
-    #[schema(example = "correct horse battery staple")]
+    #[schema(value_type = crate::domain::Password)]
     pub password: String,
 }
 

@@ -15,9 +15,9 @@ use crate::state::AppState;
 #[schema(example = json!({"username": "alice", "password": "correct horse battery staple"}))]
 pub struct TokenRequest {
     /// The username, or the email address once it is verified.
-    #[schema(example = "alice")]
+    #[schema(example = "alice", min_length = 1)]
     pub username: String,
-    #[schema(example = "correct horse battery staple")]
+    #[schema(example = "correct horse battery staple", min_length = 1)]
     pub password: String,
 }
 
@@ -56,6 +56,7 @@ impl From<TokenPair> for TokenResponse {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"refresh_token": "sannin_rt_mJ0cC3hWZ5qv8x1eX2b0o6Qm9y7s4t2u1v0w9x8y7z6"}))]
 pub struct RefreshRequest {
+    #[schema(min_length = 1)]
     pub refresh_token: String,
 }
 

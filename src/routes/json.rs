@@ -71,10 +71,44 @@ impl<T: DeserializeOwned + 'static> FromRequest for ApiJson<T> {
     }
 }
 
+/// An error for a value that is not a JSON object where one belongs.
+fn not_an_object(field: &str) -> ApiError {
+    ApiError::Validation(vec![FieldError::new(
+        field,
+        "type",
+        "must be a JSON object",
+    )])
+}
+
+/// For a field that holds an object (`#[serde(deserialize_with =
+/// "crate::routes::json::object")]`): serde's derived structs also take a
+/// JSON array of their fields in order, which the document does not allow.
+pub fn object<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: DeserializeOwned,
+{
+    use serde::de::{Error, Unexpected};
+    let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
+    if !value.is_object() {
+        let unexpected = match &value {
+            serde_json::Value::Array(_) => Unexpected::Seq,
+            serde_json::Value::Null => Unexpected::Unit,
+            _ => Unexpected::Other("a scalar"),
+        };
+        return Err(D::Error::invalid_type(unexpected, &"an object"));
+    }
+    T::deserialize(value).map_err(D::Error::custom)
+}
+
 /// Deserialises a body, telling syntax errors (400) from shape errors (422).
+/// Every body is a JSON object (serde would also take an array of fields).
 pub fn parse<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     let de = &mut serde_json::Deserializer::from_slice(body);
     match serde_path_to_error::deserialize::<_, T>(de) {
+        Ok(_) if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') => {
+            Err(not_an_object("."))
+        }
         Ok(value) => Ok(value),
         Err(err) => {
             let path = err.path().to_string();

@@ -17,12 +17,12 @@ use crate::state::AppState;
 #[schema(example = json!({"current_password": "correct horse battery staple", "new_password": "a much longer new passphrase"}))]
 pub struct UpdateMeRequest {
     /// A new email address (marks the address unverified).
-    #[schema(example = "alice@example.org")]
+    #[schema(value_type = Option<crate::domain::Email>)]
     pub email: Option<String>,
     /// Required with `new_password`.
     pub current_password: Option<String>,
-    /// 8–1024 bytes and not easy to guess, as at registration; changing it
-    /// revokes every other session.
+    /// As at registration; changing it revokes every other session.
+    #[schema(value_type = Option<crate::domain::Password>)]
     pub new_password: Option<String>,
     /// With `new_password`: whether to revoke every personal access token too
     /// (default `true`).

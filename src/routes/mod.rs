@@ -16,6 +16,7 @@ pub mod me;
 pub mod notifications;
 pub mod openapi;
 mod problems;
+pub mod schemas;
 pub mod streams;
 pub mod tokens;
 pub mod users;

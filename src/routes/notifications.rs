@@ -89,6 +89,7 @@ impl From<Preferences> for NotificationSettings {
 #[schema(example = json!({"mail": {"game.started": false, "game.your_turn": true}}))]
 pub struct UpdateNotificationsRequest {
     /// Kinds of mail to turn on (`true`) or off (`false`); others stay as they are.
+    #[schema(value_type = crate::routes::schemas::MailChanges)]
     pub mail: BTreeMap<String, bool>,
 }
 
@@ -179,6 +180,8 @@ pub async fn resend(
 #[derive(Deserialize, IntoParams, ToSchema)]
 pub struct TokenQuery {
     /// The token from the link.
+    #[param(min_length = 1)]
+    #[schema(min_length = 1)]
     pub token: String,
 }
 

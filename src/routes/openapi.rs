@@ -73,8 +73,19 @@ use crate::routes::access::{access_of, Access};
         crate::error::Problem,
         crate::domain::FieldError,
         crate::domain::Scope,
+        crate::domain::GameId,
+        crate::domain::ProposalId,
+        crate::domain::WebhookId,
+        crate::domain::TokenId,
+        crate::domain::EventId,
+        crate::domain::Username,
+        crate::routes::schemas::DeliveryId,
+        crate::routes::schemas::GameVersion,
+        crate::routes::schemas::GameStatus,
+        crate::routes::schemas::Seat,
+        crate::routes::schemas::Cursor,
     )),
-    modifiers(&SecuritySchemes, &Security, &ServerErrors, &Links),
+    modifiers(&SecuritySchemes, &Security, &ServerErrors, &Links, &ParametersNotNull),
     tags(
         (name = "health", description = "Liveness and readiness"),
         (name = "accounts", description = "Registration, address verification, one-click unsubscribe"),
@@ -377,6 +388,33 @@ impl Modify for Links {
                     response
                         .links
                         .insert((*target).to_owned(), link.build().into());
+                }
+            }
+        }
+    }
+}
+
+/// A query or header parameter is left out by not sending it: on the wire
+/// it has no null. Optional parameters are `Option`s in the handlers, which
+/// utoipa writes as "null or the value"; keep only the value.
+struct ParametersNotNull;
+
+impl Modify for ParametersNotNull {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::schema::{Schema, Type};
+        use utoipa::openapi::RefOr;
+        for item in openapi.paths.paths.values_mut() {
+            for (_, operation) in operations_of(item) {
+                for parameter in operation.parameters.iter_mut().flatten() {
+                    let Some(RefOr::T(Schema::OneOf(one_of))) = &parameter.schema else {
+                        continue;
+                    };
+                    let is_null = |s: &RefOr<Schema>| matches!(s, RefOr::T(Schema::Object(o)) if o.schema_type == Type::Null.into());
+                    let values: Vec<&RefOr<Schema>> =
+                        one_of.items.iter().filter(|s| !is_null(s)).collect();
+                    if let [value] = values[..] {
+                        parameter.schema = Some(value.clone());
+                    }
                 }
             }
         }

@@ -44,9 +44,19 @@ const SHUTDOWN: &str = "The server is stopping; reconnect to resume.";
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct StreamQuery {
-    /// Resume after this message id (the `Last-Event-ID` header does the
-    /// same, and wins). Without either, the stream starts now.
+pub struct EventStreamQuery {
+    /// Resume after this one of your events (the `Last-Event-ID` header does
+    /// the same, and wins). Without either, the stream starts now.
+    #[param(value_type = Option<crate::domain::EventId>)]
+    pub after: Option<String>,
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct GameStreamQuery {
+    /// Resume after this version of the game (the `Last-Event-ID` header does
+    /// the same, and wins). Without either, the stream starts with the game now.
+    #[param(value_type = Option<crate::routes::schemas::GameVersion>)]
     pub after: Option<String>,
 }
 
@@ -148,12 +158,12 @@ impl From<GameChange> for GameChangeView {
     operation_id = "stream_my_events",
     tag = "games",
     params(
-        StreamQuery,
-        ("Last-Event-ID" = Option<String>, Header, description = "The id of the last event received: resume after it."),
+        EventStreamQuery,
+        ("Last-Event-ID" = Option<crate::domain::EventId>, Header, description = "The id of the last event received: resume after it."),
     ),
     responses(
         (status = 200, description = "The stream", content(
-            (String = "text/event-stream", example = json!("id: 0192f0c2-7d1e-7c41-9a55-3a7f0e8c9b21\nevent: game.your_turn\ndata: {\"id\":\"0192f0c2-7d1e-7c41-9a55-3a7f0e8c9b21\",\"type\":\"game.your_turn\",\"game_id\":\"…\",\"data\":{…},\"created_at\":\"2026-12-01T12:00:00Z\"}\n\n")),
+            (crate::routes::schemas::EventStreamMessage = "text/event-stream", example = json!("id: 0192f0c2-7d1e-7c41-9a55-3a7f0e8c9b21\nevent: game.your_turn\ndata: {\"id\":\"0192f0c2-7d1e-7c41-9a55-3a7f0e8c9b21\",\"type\":\"game.your_turn\",\"game_id\":\"…\",\"data\":{…},\"created_at\":\"2026-12-01T12:00:00Z\"}\n\n")),
             (EventStreamLine = "application/x-ndjson"),
         )),
         (status = 403, description = "The token lacks `games:read`", body = Problem, content_type = "application/problem+json"),
@@ -168,7 +178,10 @@ pub async fn my_events(
     state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let after = resume_point(&req)?;
+    let after = query::<EventStreamQuery>(&req)?.after;
+    let after = resume_point(&req, after, "must be one of your events' ids", |v| {
+        crate::domain::is_uuid(v).then(|| v.to_owned())
+    })?;
     let slot = admit(&state, Some(&auth.user_id), &req)?;
     let (cursor, last) = streams::events_start(&state.games, &auth.user_id, after).await?;
     let source = Source::Events {
@@ -191,13 +204,13 @@ pub async fn my_events(
     operation_id = "stream_game",
     tag = "games",
     params(
-        ("id" = String, Path, description = "Game id"),
-        StreamQuery,
-        ("Last-Event-ID" = Option<String>, Header, description = "The version of the last message received: resume after it."),
+        ("id" = crate::domain::GameId, Path, description = "Game id"),
+        GameStreamQuery,
+        ("Last-Event-ID" = Option<crate::routes::schemas::GameVersion>, Header, description = "The version of the last message received: resume after it."),
     ),
     responses(
         (status = 200, description = "The stream", content(
-            (String = "text/event-stream"),
+            (crate::routes::schemas::GameStreamMessage = "text/event-stream"),
             (GameStreamLine = "application/x-ndjson"),
         )),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
@@ -213,16 +226,13 @@ pub async fn game(
     state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let version = match resume_point(&req)? {
-        None => None,
-        Some(v) => Some(v.parse::<i32>().ok().filter(|v| *v >= 0).ok_or_else(|| {
-            ApiError::Validation(vec![FieldError::new(
-                "after",
-                "invalid",
-                "must be a version of the game (a whole number)",
-            )])
-        })?),
-    };
+    let after = query::<GameStreamQuery>(&req)?.after;
+    let version = resume_point(
+        &req,
+        after,
+        "must be a version of the game (a whole number)",
+        crate::routes::schemas::GameVersion::parse,
+    )?;
     let account = auth.0.as_ref().map(|a| a.user_id.as_str());
     let slot = admit(&state, account, &req)?;
     // A game that does not exist is refused now, before the stream starts.
@@ -234,19 +244,30 @@ pub async fn game(
     Ok(respond(&state, &req, source, slot))
 }
 
-/// `Last-Event-ID`, else `?after=`.
-fn resume_point(req: &HttpRequest) -> Result<Option<String>, ApiError> {
-    if let Some(v) = req.headers().get("last-event-id") {
-        let v = v.to_str().map_err(|_| {
-            ApiError::Validation(vec![FieldError::new(
-                "Last-Event-ID",
-                "invalid",
-                "must be text",
-            )])
-        })?;
-        return Ok(Some(v.trim().to_owned()).filter(|v| !v.is_empty()));
-    }
-    Ok(query::<StreamQuery>(req)?.after)
+/// `Last-Event-ID`, else `?after=`, read by `parse`. Both are checked when
+/// given (an empty header is not an id), though the header wins.
+fn resume_point<T>(
+    req: &HttpRequest,
+    after: Option<String>,
+    message: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<Option<T>, ApiError> {
+    let invalid =
+        |field: &str| ApiError::Validation(vec![FieldError::new(field, "invalid", message)]);
+    let after = match after {
+        None => None,
+        Some(a) => Some(parse(&a).ok_or_else(|| invalid("after"))?),
+    };
+    let Some(header) = req.headers().get("last-event-id") else {
+        return Ok(after);
+    };
+    let header = header
+        .to_str()
+        .ok()
+        .map(str::trim)
+        .and_then(&parse)
+        .ok_or_else(|| invalid("Last-Event-ID"))?;
+    Ok(Some(header))
 }
 
 fn admit(state: &AppState, account: Option<&str>, req: &HttpRequest) -> Result<Slots, ApiError> {

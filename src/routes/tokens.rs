@@ -20,10 +20,10 @@ const MAX_EXPIRY_DAYS: u32 = 3650;
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"name": "my bot", "scopes": ["games:read", "games:play"], "expires_in_days": 90}))]
 pub struct CreateTokenRequest {
-    /// A label for you to recognise the token by (1–100 characters).
-    #[schema(example = "my bot")]
+    #[schema(value_type = crate::domain::TokenName)]
     pub name: String,
     /// At least one scope.
+    #[schema(min_items = 1)]
     pub scopes: Vec<Scope>,
     /// Days until the token expires (1–3650); without it, it never expires.
     /// A personal token mints only tokens that expire no later than itself.
@@ -175,7 +175,7 @@ pub async fn list(
     path = "/api/v1/me/tokens/{id}",
     operation_id = "delete_token",
     tag = "tokens",
-    params(("id" = String, Path, description = "The token's id")),
+    params(("id" = crate::domain::TokenId, Path, description = "The token's id")),
     responses(
         (status = 204, description = "Deleted"),
         (status = 403, description = "The token lacks `account:write` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),

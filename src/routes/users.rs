@@ -21,7 +21,7 @@ pub struct PublicProfile {
     path = "/api/v1/users/{username}",
     operation_id = "get_user",
     tag = "users",
-    params(("username" = String, Path, description = "Case-insensitive username", example = "alice")),
+    params(("username" = crate::domain::Username, Path, description = "Case-insensitive username", example = "alice")),
     responses(
         (status = 200, description = "The profile", body = PublicProfile),
         (status = 404, description = "No such user (`not-found`)", body = Problem, content_type = "application/problem+json"),

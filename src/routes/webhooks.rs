@@ -19,11 +19,14 @@ use crate::state::AppState;
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"url": "https://bot.example/hooks/sannin", "events": ["game.your_turn", "game.finished"]}))]
 pub struct CreateWebhookRequest {
-    /// Where to POST events: an http or https URL on a public address.
+    /// Where to POST events.
+    #[schema(value_type = crate::routes::schemas::WebhookUrl)]
     pub url: String,
     /// The event types wanted (at least one), e.g. `game.your_turn`.
+    #[schema(value_type = Vec<crate::routes::schemas::EventType>, min_items = 1)]
     pub events: Vec<String>,
     /// Only this game's events, when given.
+    #[schema(value_type = Option<crate::domain::GameId>)]
     pub game_id: Option<String>,
 }
 
@@ -31,11 +34,14 @@ pub struct CreateWebhookRequest {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"active": true}))]
 pub struct UpdateWebhookRequest {
+    #[schema(value_type = Option<crate::routes::schemas::WebhookUrl>)]
     pub url: Option<String>,
+    /// At least one event type.
+    #[schema(value_type = Option<Vec<crate::routes::schemas::EventType>>, min_items = 1)]
     pub events: Option<Vec<String>>,
     /// A game id to filter on, or `null` for all games.
     #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<crate::domain::GameId>)]
     pub game_id: Option<Option<String>>,
     /// `true` turns a disabled webhook back on.
     pub active: Option<bool>,
@@ -258,7 +264,7 @@ pub async fn list(
     path = "/api/v1/webhooks/{id}",
     operation_id = "get_webhook",
     tag = "webhooks",
-    params(("id" = String, Path, description = "The webhook's id")),
+    params(("id" = crate::domain::WebhookId, Path, description = "The webhook's id")),
     responses(
         (status = 200, description = "The webhook", body = WebhookView),
         (status = 403, description = "The token lacks `webhooks:manage` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -281,7 +287,7 @@ pub async fn get(
     path = "/api/v1/webhooks/{id}",
     operation_id = "update_webhook",
     tag = "webhooks",
-    params(("id" = String, Path, description = "The webhook's id")),
+    params(("id" = crate::domain::WebhookId, Path, description = "The webhook's id")),
     request_body = UpdateWebhookRequest,
     responses(
         (status = 200, description = "The changed webhook", body = WebhookView),
@@ -317,7 +323,7 @@ pub async fn update(
     path = "/api/v1/webhooks/{id}",
     operation_id = "delete_webhook",
     tag = "webhooks",
-    params(("id" = String, Path, description = "The webhook's id")),
+    params(("id" = crate::domain::WebhookId, Path, description = "The webhook's id")),
     responses(
         (status = 204, description = "Deleted"),
         (status = 403, description = "The token lacks `webhooks:manage` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -340,7 +346,7 @@ pub async fn delete(
     path = "/api/v1/webhooks/{id}/ping",
     operation_id = "ping_webhook",
     tag = "webhooks",
-    params(("id" = String, Path, description = "The webhook's id")),
+    params(("id" = crate::domain::WebhookId, Path, description = "The webhook's id")),
     responses(
         (status = 202, description = "Queued; the delivery's log follows its attempts", body = DeliveryView),
         (status = 403, description = "The token lacks `webhooks:manage` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -373,7 +379,7 @@ pub async fn ping(
     path = "/api/v1/webhooks/{id}/deliveries",
     operation_id = "list_webhook_deliveries",
     tag = "webhooks",
-    params(("id" = String, Path, description = "The webhook's id")),
+    params(("id" = crate::domain::WebhookId, Path, description = "The webhook's id")),
     responses(
         (status = 200, description = "Deliveries, newest first", body = [DeliveryView]),
         (status = 403, description = "The token lacks `webhooks:manage` (`insufficient-scope`)", body = Problem, content_type = "application/problem+json"),
@@ -397,8 +403,8 @@ pub async fn deliveries(
     operation_id = "redeliver_webhook_delivery",
     tag = "webhooks",
     params(
-        ("id" = String, Path, description = "The webhook's id"),
-        ("delivery_id" = String, Path, description = "The delivery's id"),
+        ("id" = crate::domain::WebhookId, Path, description = "The webhook's id"),
+        ("delivery_id" = crate::routes::schemas::DeliveryId, Path, description = "The delivery's id"),
     ),
     responses(
         (status = 202, description = "Queued again", body = DeliveryView),

@@ -76,10 +76,21 @@ impl Targets {
 impl Move {
     /// Parses a move string (R33). Checks syntax only; legality is the position's business.
     /// Never panics.
+    /// The longest move string R33 writes is an illumination of twelve
+    /// targets (`13m!` and twelve three-character cells with commas: 51); a
+    /// longer string is refused without reading it.
+    pub const MAX_NOTATION_LEN: usize = 64;
+
     pub fn parse(s: &str) -> Result<Move, MoveParseError> {
         let err = |offset: usize, reason: String| Err(MoveParseError { offset, reason });
         if s.is_empty() {
             return err(0, "the move is empty".into());
+        }
+        if s.len() > Self::MAX_NOTATION_LEN {
+            return err(
+                Self::MAX_NOTATION_LEN,
+                format!("a move is at most {} characters", Self::MAX_NOTATION_LEN),
+            );
         }
         if let Some(i) = s.find(|c: char| !c.is_ascii_graphic()) {
             return err(

@@ -33,6 +33,8 @@ pub struct Options {
 }
 
 impl StuckPiece {
+    pub const ALL: [StuckPiece; 2] = [StuckPiece::Promote, StuckPiece::Stay];
+
     /// `promote` or `stay`.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -43,6 +45,8 @@ impl StuckPiece {
 }
 
 impl Illumination {
+    pub const ALL: [Illumination; 2] = [Illumination::Selective, Illumination::All];
+
     /// `selective` or `all`.
     pub const fn as_str(self) -> &'static str {
         match self {

@@ -6,6 +6,7 @@ mod helpers;
 mod account_limits;
 mod accounts;
 mod auth;
+mod contract;
 mod errors;
 mod faults;
 mod games;

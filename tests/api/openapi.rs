@@ -19,6 +19,36 @@ fn committed_spec_matches_the_code() {
     );
 }
 
+/// Every `$ref` names a schema the document holds: a dangling one stops
+/// generators and validators at once.
+#[test]
+fn every_reference_resolves() {
+    fn walk(v: &Value, refs: &mut Vec<String>) {
+        match v {
+            Value::Object(map) => {
+                if let Some(Value::String(r)) = map.get("$ref") {
+                    refs.push(r.clone());
+                }
+                map.values().for_each(|v| walk(v, refs));
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(v, refs)),
+            _ => {}
+        }
+    }
+    let spec: Value = serde_json::from_str(sannin::routes::openapi::spec_json()).unwrap();
+    let mut refs = Vec::new();
+    walk(&spec, &mut refs);
+    assert!(refs.len() > 50, "{refs:?}");
+    let dangling: Vec<&String> = refs
+        .iter()
+        .filter(|r| {
+            let pointer = r.strip_prefix('#').expect("local references only");
+            spec.pointer(pointer).is_none()
+        })
+        .collect();
+    assert!(dangling.is_empty(), "dangling references: {dangling:?}");
+}
+
 /// Generated clients name their functions after operation ids: each is
 /// unique and says what it does (verb and object), never a bare method.
 #[test]

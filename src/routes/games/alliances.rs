@@ -19,7 +19,7 @@ use crate::state::AppState;
 #[schema(example = json!({"to": "middle"}))]
 pub struct ProposalRequest {
     /// The seat you propose to ally with.
-    #[schema(example = "middle")]
+    #[schema(value_type = crate::routes::schemas::Seat)]
     pub to: String,
 }
 /// Propose an alliance (R29) to another player; it forms when they accept.
@@ -28,7 +28,7 @@ pub struct ProposalRequest {
     path = "/api/v1/games/{id}/alliance/proposals",
     operation_id = "propose_alliance",
     tag = "games",
-    params(("id" = String, Path, description = "The game's id")),
+    params(("id" = crate::domain::GameId, Path, description = "The game's id")),
     request_body = ProposalRequest,
     responses(
         (status = 201, description = "Proposed", body = ProposalView),
@@ -80,7 +80,7 @@ async fn answer(
     path = "/api/v1/games/{id}/alliance/proposals/{pid}/accept",
     operation_id = "accept_alliance",
     tag = "games",
-    params(("id" = String, Path, description = "The game's id"), ("pid" = String, Path, description = "The proposal's id")),
+    params(("id" = crate::domain::GameId, Path, description = "The game's id"), ("pid" = crate::domain::ProposalId, Path, description = "The proposal's id")),
     responses(
         (status = 200, description = "Accepted; the alliance formed", body = ProposalAnswer),
         (status = 403, description = "Not addressed to you", body = Problem, content_type = "application/problem+json"),
@@ -102,7 +102,7 @@ pub async fn accept(
     path = "/api/v1/games/{id}/alliance/proposals/{pid}/decline",
     operation_id = "decline_alliance",
     tag = "games",
-    params(("id" = String, Path, description = "The game's id"), ("pid" = String, Path, description = "The proposal's id")),
+    params(("id" = crate::domain::GameId, Path, description = "The game's id"), ("pid" = crate::domain::ProposalId, Path, description = "The proposal's id")),
     responses(
         (status = 200, description = "Declined", body = ProposalAnswer),
         (status = 403, description = "Not addressed to you", body = Problem, content_type = "application/problem+json"),
@@ -124,7 +124,7 @@ pub async fn decline_alliance(
     path = "/api/v1/games/{id}/alliance/proposals/{pid}/withdraw",
     operation_id = "withdraw_alliance",
     tag = "games",
-    params(("id" = String, Path, description = "The game's id"), ("pid" = String, Path, description = "The proposal's id")),
+    params(("id" = crate::domain::GameId, Path, description = "The game's id"), ("pid" = crate::domain::ProposalId, Path, description = "The proposal's id")),
     responses(
         (status = 200, description = "Withdrawn", body = ProposalAnswer),
         (status = 403, description = "Not your proposal", body = Problem, content_type = "application/problem+json"),

@@ -19,30 +19,33 @@ use crate::state::AppState;
 #[derive(Deserialize, ToSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct OptionsRequest {
-    /// `promote` (default) or `stay`.
-    #[schema(example = "promote")]
+    #[schema(value_type = Option<crate::routes::schemas::StuckPieceOption>)]
     pub stuck_piece: Option<String>,
-    /// `selective` (default) or `all`.
-    #[schema(example = "selective")]
+    #[schema(value_type = Option<crate::routes::schemas::IlluminationOption>)]
     pub illumination: Option<String>,
 }
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"seat": "first", "invite": ["bob"], "open_seats": 1, "days_per_move": 3}))]
 pub struct CreateGameRequest {
-    /// Your seat: `first`, `middle`, `last` or `random` (default).
-    #[schema(example = "first")]
+    #[schema(value_type = Option<crate::routes::schemas::SeatChoice>)]
     pub seat: Option<String>,
-    /// Usernames to invite; they take the remaining seats in turn order.
+    /// Usernames to invite (at most two, each once); they take the remaining
+    /// seats in turn order.
     #[serde(default)]
+    #[schema(schema_with = crate::routes::schemas::invitees)]
     pub invite: Vec<String>,
-    /// Seats anyone may take (default: the seats not given to invitees).
+    /// Seats anyone may take (default: the seats not given to invitees);
+    /// invitations and open seats must add up to two.
+    #[schema(minimum = 0, maximum = 2)]
     pub open_seats: Option<usize>,
-    /// 1, 2, 3, 5, 7, 10 or 14 days per move; null or absent for unlimited time.
+    /// Null or absent for unlimited time.
+    #[schema(value_type = Option<crate::routes::schemas::DaysPerMove>)]
     pub days_per_move: Option<i32>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::routes::json::object")]
     pub options: OptionsRequest,
     /// Two seats that start allied (R11): the third moves first, its king promoted.
+    #[schema(schema_with = crate::routes::schemas::allies)]
     pub allies: Option<Vec<String>>,
 }
 impl CreateGameRequest {
@@ -92,7 +95,8 @@ pub async fn create(
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct JoinQuery {
-    /// The seat to take (`first`, `middle` or `last`); default: the first open seat.
+    /// The seat to take; default: the first open seat.
+    #[param(value_type = Option<crate::routes::schemas::Seat>)]
     pub seat: Option<String>,
 }
 /// Take an open seat, or accept your invitation. The game starts when the third
@@ -102,7 +106,7 @@ pub struct JoinQuery {
     path = "/api/v1/games/{id}/join",
     operation_id = "join_game",
     tag = "games",
-    params(("id" = String, Path, description = "The game's id"), JoinQuery),
+    params(("id" = crate::domain::GameId, Path, description = "The game's id"), JoinQuery),
     responses(
         (status = 200, description = "You are seated", body = GameView),
         (status = 403, description = "The token lacks `games:play`", body = Problem, content_type = "application/problem+json"),
@@ -135,7 +139,7 @@ pub async fn join(
     path = "/api/v1/games/{id}/decline",
     operation_id = "decline_game",
     tag = "games",
-    params(("id" = String, Path, description = "The game's id")),
+    params(("id" = crate::domain::GameId, Path, description = "The game's id")),
     responses(
         (status = 200, description = "Declined", body = GameView),
         (status = 403, description = "You are not invited to this game (`not-a-player`)", body = Problem, content_type = "application/problem+json"),
@@ -160,7 +164,7 @@ pub async fn decline(
     path = "/api/v1/games/{id}/cancel",
     operation_id = "cancel_game",
     tag = "games",
-    params(("id" = String, Path, description = "The game's id")),
+    params(("id" = crate::domain::GameId, Path, description = "The game's id")),
     responses(
         (status = 200, description = "Cancelled", body = GameView),
         (status = 403, description = "You did not create this game (`forbidden`)", body = Problem, content_type = "application/problem+json"),

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 
 use crate::domain::FieldError;
 use crate::error::ApiError;
-use crate::games::model::parse_seat;
+use crate::games::model::parse_seat_name;
 use crate::rules::Player;
 
 /// Reads the query string, answering 422 naming the problem.
@@ -28,7 +28,7 @@ pub(crate) fn query<T: serde::de::DeserializeOwned>(req: &HttpRequest) -> Result
 /// A seat named in a request (`first`, `middle` or `last`), or a 422 naming
 /// `field`.
 fn seat_param(field: &str, raw: &str) -> Result<Player, ApiError> {
-    parse_seat(raw).filter(|_| raw.len() > 1).ok_or_else(|| {
+    parse_seat_name(raw).ok_or_else(|| {
         ApiError::Validation(vec![FieldError::new(
             field,
             "invalid",

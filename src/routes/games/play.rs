@@ -19,8 +19,7 @@ use crate::state::AppState;
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"move": "7k7j", "ply": 2}))]
 pub struct MoveRequest {
-    /// The move in R33 notation: `7k7j`, `6b6a+`, `P*7g`, `10d!7d,9e`.
-    #[schema(example = "7k7j")]
+    #[schema(value_type = crate::routes::schemas::MoveNotation)]
     pub r#move: String,
     /// The ply you believe is next (the game's `ply`); a different one is stale.
     #[schema(example = 2)]
@@ -33,7 +32,7 @@ pub struct MoveRequest {
     path = "/api/v1/games/{id}/moves",
     operation_id = "play_move",
     tag = "games",
-    params(("id" = String, Path, description = "The game's id")),
+    params(("id" = crate::domain::GameId, Path, description = "The game's id")),
     request_body = MoveRequest,
     responses(
         (status = 201, description = "Played; the game after it", body = GameView),
@@ -71,7 +70,7 @@ pub async fn play(
     path = "/api/v1/games/{id}/moves",
     operation_id = "list_moves",
     tag = "games",
-    params(("id" = String, Path, description = "The game's id")),
+    params(("id" = crate::domain::GameId, Path, description = "The game's id")),
     responses(
         (status = 200, description = "The actions", body = [ActionView]),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
@@ -93,7 +92,7 @@ pub async fn moves(
     path = "/api/v1/games/{id}/resign",
     operation_id = "resign_game",
     tag = "games",
-    params(("id" = String, Path, description = "The game's id")),
+    params(("id" = crate::domain::GameId, Path, description = "The game's id")),
     responses(
         (status = 200, description = "Resigned; the game after it", body = GameView),
         (status = 403, description = "Not a player (`not-a-player`)", body = Problem, content_type = "application/problem+json"),

@@ -27,15 +27,16 @@ pub struct ListQuery {
     /// Only games you sit in (default true). With false, lists games by `status`
     /// (default `open`: games with seats to take).
     pub mine: Option<bool>,
-    /// `open`, `active`, `finished`, `cancelled`, `expired` or `analysis`.
+    #[param(value_type = Option<crate::routes::schemas::GameStatus>)]
     pub status: Option<String>,
     /// Only games where it is your move.
     pub my_turn: Option<bool>,
     /// Only games with this player seated.
     pub player: Option<String>,
     /// Page size, 1–100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<usize>,
-    /// The `next_cursor` of the previous page.
+    #[param(value_type = Option<crate::routes::schemas::Cursor>)]
     pub cursor: Option<String>,
 }
 impl ListQuery {
@@ -195,7 +196,7 @@ fn decode_cursor(c: &str) -> Option<ListKey> {
     path = "/api/v1/games/{id}",
     operation_id = "get_game",
     tag = "games",
-    params(("id" = String, Path, description = "The game's id")),
+    params(("id" = crate::domain::GameId, Path, description = "The game's id")),
     responses(
         (status = 200, description = "The game", body = GameView, headers(("ETag" = String, description = "Changes whenever the answer would"))),
         (status = 304, description = "Unchanged since the `ETag` given in `If-None-Match`"),
@@ -230,7 +231,8 @@ pub async fn get(
 pub struct BoardQuery {
     /// Show the position at this ply (the position string's ply); default: now.
     pub ply: Option<u32>,
-    /// The seat at the bottom: `first`, `middle` (default) or `last`.
+    /// The seat at the bottom (default `middle`).
+    #[param(value_type = Option<crate::routes::schemas::Seat>)]
     pub view: Option<String>,
 }
 /// The position as an SVG picture: board, territories, Garden, pieces facing away
@@ -240,7 +242,7 @@ pub struct BoardQuery {
     path = "/api/v1/games/{id}/board.svg",
     operation_id = "game_board_svg",
     tag = "games",
-    params(("id" = String, Path, description = "The game's id"), BoardQuery),
+    params(("id" = crate::domain::GameId, Path, description = "The game's id"), BoardQuery),
     responses(
         (status = 200, description = "The picture", body = String, content_type = "image/svg+xml"),
         (status = 404, description = "No such game, or no position at that ply", body = Problem, content_type = "application/problem+json"),
@@ -276,11 +278,14 @@ pub async fn board(
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct EventsQuery {
-    /// Only events after this event id (exclusive).
+    /// Only events after this one of your events (exclusive).
+    #[param(value_type = Option<crate::domain::EventId>)]
     pub after: Option<String>,
     /// Only events of this game.
+    #[param(value_type = Option<crate::domain::GameId>)]
     pub game_id: Option<String>,
     /// At most this many, 1–500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
 }
 /// An event of one of your games, as written to the outbox.
@@ -331,6 +336,15 @@ pub async fn events(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let q = query::<EventsQuery>(&req)?;
+    for (field, id) in [("after", &q.after), ("game_id", &q.game_id)] {
+        if id.as_deref().is_some_and(|id| !crate::domain::is_uuid(id)) {
+            return Err(ApiError::Validation(vec![FieldError::new(
+                field,
+                "invalid",
+                "is not an id (a UUID)",
+            )]));
+        }
+    }
     let limit = q.limit.unwrap_or(100);
     if !(1..=500).contains(&limit) {
         return Err(ApiError::Validation(vec![FieldError::new(

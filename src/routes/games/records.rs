@@ -24,7 +24,7 @@ use crate::state::AppState;
     path = "/api/v1/games/{id}/record",
     operation_id = "game_record",
     tag = "games",
-    params(("id" = String, Path, description = "The game's id")),
+    params(("id" = crate::domain::GameId, Path, description = "The game's id")),
     responses(
         (status = 200, description = "The record", body = String, content_type = "text/plain"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
