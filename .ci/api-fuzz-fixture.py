@@ -33,7 +33,7 @@ for name, password in passwords.items():
 games, proposal_games, proposals = [], [], []
 # Active games with the fuzzer first to move; in the first, proposals to
 # and from the fuzzer.
-for n in range(4):
+for n in range(12):
     game = call("POST", "/api/v1/games", {"seat": "first", "invite": ["alice", "bob"]}, tokens["fuzzer"])
     for name in ("alice", "bob"):
         call("POST", f"/api/v1/games/{game['id']}/join", None, tokens[name])

@@ -1,8 +1,11 @@
 //! The OpenAPI schemas of request values state what the parsers enforce:
 //! for samples on both sides of each limit, the schema and the parser agree.
 
+use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use utoipa::PartialSchema;
+
+use crate::helpers::{assert_problem, error_fields, spawn_app, Backend};
 
 use sannin::domain::{is_uuid, Email, GameId, Password, TokenName, Username};
 use sannin::games::events;
@@ -221,3 +224,90 @@ fn webhook_urls_by_their_shape() {
         assert!(!schema_accepts::<WebhookUrl>(&json!(bad)), "{bad}");
     }
 }
+
+/// What the schemas say the server now refuses, through HTTP: a body given
+/// as an array of its fields, seats by letter, invitees that are not
+/// usernames, moves with spaces around them, stream ids that are not ids
+/// (even when the header would win), and an events filter that is not an id.
+async fn the_server_refuses_what_the_document_refuses(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("ct").await;
+    let [a, b, c] = &t.tokens;
+
+    let res = app
+        .client
+        .post(app.url("/api/v1/accounts"))
+        .json(&json!([
+            "dave",
+            "dave@example.org",
+            "correct horse battery staple"
+        ]))
+        .send()
+        .await
+        .unwrap();
+    let problem = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    assert_eq!(problem["errors"][0]["code"], "type");
+
+    for body in [
+        json!({"options": ["promote", "selective"]}),
+        json!({"seat": "f"}),
+        json!({"allies": ["f", "m"]}),
+        json!({"invite": [format!(" {}", t.names[1])], "open_seats": 1}),
+    ] {
+        let res = app.create_game(a, &body).await;
+        assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    }
+
+    let body = json!({"seat": "first", "invite": [t.names[1], t.names[2]]});
+    let game: Value = app.create_game(a, &body).await.json().await.unwrap();
+    let id = game["id"].as_str().unwrap();
+    for token in [b, c] {
+        assert_eq!(app.join_game(token, id).await.status(), StatusCode::OK);
+    }
+    let moves = format!("/api/v1/games/{id}/moves");
+    let res = app
+        .authed(
+            Method::POST,
+            &moves,
+            a,
+            Some(&json!({"move": " 1b2c", "ply": 1})),
+        )
+        .await;
+    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "malformed-move").await;
+    let res = app
+        .authed(
+            Method::POST,
+            &moves,
+            a,
+            Some(&json!({"move": "1b2c", "ply": 1})),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+
+    let stream = app.url(&format!("/api/v1/games/{id}/stream"));
+    for (query, header) in [("?after=+1", None), ("?after=x", Some("1")), ("", Some(""))] {
+        let mut req = app.client.get(format!("{stream}{query}"));
+        if let Some(h) = header {
+            req = req.header("last-event-id", h);
+        }
+        let res = req.send().await.unwrap();
+        assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    }
+
+    let res = app
+        .authed(Method::GET, "/api/v1/me/events?game_id=", a, None)
+        .await;
+    let problem = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    assert_eq!(error_fields(&problem), ["game_id"]);
+    let res = app
+        .authed(
+            Method::GET,
+            &format!("/api/v1/me/events?game_id={id}"),
+            a,
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+}
+
+crate::on_both_backends!(the_server_refuses_what_the_document_refuses);
