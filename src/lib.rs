@@ -7,6 +7,7 @@ pub mod clock;
 pub mod config;
 pub mod db;
 pub mod domain;
+pub mod engine;
 pub mod error;
 pub mod games;
 pub mod jobs;

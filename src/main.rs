@@ -14,6 +14,9 @@ enum Command {
     /// Check positions and moves with the embedded rules engine.
     #[command(subcommand)]
     Rules(sannin::cli::rules::RulesCommand),
+    /// Let the computer player choose moves.
+    #[command(subcommand)]
+    Engine(sannin::cli::engine::EngineCommand),
     /// Run the HTTP server (the default when no subcommand is given).
     Serve,
     /// Apply pending database migrations and exit.
@@ -28,6 +31,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Rules(cmd)) => sannin::cli::rules::run(cmd),
+        Some(Command::Engine(cmd)) => sannin::cli::engine::run(cmd),
         Some(Command::Serve) | None => sannin::startup::serve(),
         Some(Command::Migrate) => sannin::startup::migrate(),
         Some(Command::Seed(args)) => sannin::cli::seed::command(args),

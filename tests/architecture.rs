@@ -114,6 +114,38 @@ fn the_rules_core_imports_nothing_outside_itself() {
     }
 }
 
+/// The engine is pure as the rules are: it may use them, and a seeded
+/// random source for its levels' noise, nothing else (a time limit is the
+/// caller's `stop`).
+#[test]
+fn the_engine_uses_only_the_rules() {
+    let crates = dependencies();
+    let pure = ["rand"];
+    for (rel, text) in files()
+        .into_iter()
+        .filter(|(rel, _)| rel.starts_with("engine/"))
+    {
+        for line in text.lines().map(str::trim).filter(|l| !l.starts_with("//")) {
+            for name in crates.iter().filter(|c| !pure.contains(&c.as_str())) {
+                assert!(
+                    !line.contains(&format!("{name}::")),
+                    "src/{rel}: `{line}` uses the crate {name}; the engine is pure"
+                );
+            }
+            assert!(
+                !line.contains("crate::")
+                    || line.contains("crate::rules")
+                    || line.contains("crate::engine"),
+                "src/{rel}: `{line}` reaches outside the engine and the rules"
+            );
+            assert!(
+                !line.contains("std::time"),
+                "src/{rel}: the engine has no clock"
+            );
+        }
+    }
+}
+
 #[test]
 fn handlers_leave_storage_to_the_use_cases() {
     for (rel, text) in files()

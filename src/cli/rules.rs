@@ -94,7 +94,7 @@ fn options(o: &RuleOpts) -> Result<Options, String> {
     })
 }
 
-fn position(o: &RuleOpts) -> Result<Position, String> {
+pub fn position(o: &RuleOpts) -> Result<Position, String> {
     let opts = options(o)?;
     let s = o.pos.as_deref().unwrap_or(START);
     Position::parse(s)

@@ -1,0 +1,111 @@
+//! The evaluation: material on the board and in hand, promotions, the kings'
+//! safety and the Garden (R26), and the alliance, as seen by one player.
+
+use crate::rules::{Cell, Kind, Outcome, Player, Position, GARDEN};
+
+/// A won game; wins sooner score higher (`MATE - ply`).
+pub const MATE: i32 = 1_000_000;
+
+/// What a piece on the board is worth, in hundredths of a pawn. The king
+/// counts through the player being alive, not as material.
+pub const fn piece_value(kind: Kind) -> i32 {
+    match kind {
+        Kind::King => 0,
+        Kind::Pawn => 100,
+        Kind::Lance => 300,
+        Kind::Knight => 350,
+        Kind::Silver => 450,
+        Kind::Gold => 500,
+        Kind::Bishop => 800,
+        Kind::Rook => 1000,
+        // A promoted king (R20) captures by illumination (R24–R25).
+        Kind::PKing => 400,
+        Kind::PPawn | Kind::PLance => 480,
+        Kind::PSilver => 500,
+        Kind::PBishop => 1050,
+        Kind::PRook => 1250,
+    }
+}
+
+/// A piece in hand can be dropped anywhere (R15): nearly as good as on the
+/// board, in its unpromoted form.
+const fn hand_value(kind: Kind) -> i32 {
+    piece_value(kind) * 9 / 10
+}
+
+/// Hand kinds, in R32 order.
+const HAND_KINDS: [Kind; 7] = [
+    Kind::Rook,
+    Kind::Bishop,
+    Kind::Gold,
+    Kind::Silver,
+    Kind::Knight,
+    Kind::Lance,
+    Kind::Pawn,
+];
+
+/// Steps between two cells of the hexagonal board, in the axial coordinates
+/// column and rank (R2: a cell exists where `-5 ≤ column − rank ≤ 7`).
+fn distance(a: Cell, b: Cell) -> i32 {
+    let (dc, dr) = (a.col() - b.col(), a.rank() - b.rank());
+    dc.abs().max(dr.abs()).max((dc - dr).abs())
+}
+
+/// One player's standing: material, and its king's safety and Garden threat.
+fn standing(pos: &Position, p: Player) -> i32 {
+    let mut score = 0;
+    for cell in pos.pieces_of(p) {
+        if let Some(piece) = pos.piece_at(cell) {
+            score += piece_value(piece.kind);
+        }
+    }
+    for kind in HAND_KINDS {
+        score += hand_value(kind) * i32::from(pos.hand_count(p, kind));
+    }
+    if let Some(king) = pos.king(p) {
+        // R26: a king that reaches the Garden while not allied wins.
+        let allied = pos.alliance().is_some_and(|a| a.contains(p));
+        if !allied {
+            score += 40 * (4 - distance(king, GARDEN)).max(0);
+        }
+        if pos.in_check(p) {
+            score -= 150;
+        }
+        // Own pieces next to the king shelter it.
+        let shelter = pos
+            .pieces_of(p)
+            .filter(|c| *c != king && distance(*c, king) == 1)
+            .count() as i32;
+        score += 15 * shelter.min(4);
+    }
+    score
+}
+
+/// The position as `me` sees it, in hundredths of a pawn: its own standing
+/// against the mean of its enemies' (the living players it is not allied
+/// with). A finished game is `±MATE` (less the ply, so sooner is better) or 0.
+pub fn evaluate(pos: &Position, me: Player) -> i32 {
+    if let Some(outcome) = pos.outcome() {
+        let ply = pos.ply() as i32;
+        return match outcome {
+            Outcome::Win(w, _) if w == me => MATE - ply,
+            Outcome::Win(..) => -MATE + ply,
+            Outcome::Draw(players) if players.contains(me) => 0,
+            Outcome::Draw(_) => -MATE + ply,
+        };
+    }
+    if !pos.is_alive(me) {
+        return -MATE + pos.ply() as i32;
+    }
+    let ally = pos.alliance().and_then(|a| a.ally_of(me));
+    let (mut against, mut enemies) = (0, 0);
+    for p in pos.living().iter().filter(|p| *p != me && Some(*p) != ally) {
+        against += standing(pos, p);
+        enemies += 1;
+    }
+    let mine = standing(pos, me) + ally.map_or(0, |a| standing(pos, a) / 2);
+    if enemies == 0 {
+        return mine;
+    }
+    mine - against / enemies
+}

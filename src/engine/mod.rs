@@ -1,0 +1,19 @@
+//! A computer player for sannin shogi, pure like `crate::rules`: no I/O and no
+//! clock (a time limit is the caller's `stop` test).
+//!
+//! The search is *paranoid* alpha-beta: the player to move at the root
+//! maximises its own evaluation, and both others are taken to minimise it
+//! together, which turns the three-player tree into a two-sided one that
+//! alpha-beta can prune. Best-reply search (Schadd & Winands, 2011) is the
+//! alternative to measure it against once `match` can play them off. Iterative
+//! deepening keeps the best move of the last finished depth; moves are
+//! ordered by the previous iteration's best, then captures by the value of
+//! the piece taken, promotions, two killer moves per ply, then the rest. The
+//! move buffers are allocated once per search, so the inner loop does not
+//! touch the heap.
+
+mod eval;
+mod search;
+
+pub use eval::{evaluate, piece_value, MATE};
+pub use search::{search, Level, Limits, Report, SearchResult};

@@ -1,0 +1,265 @@
+//! Paranoid alpha-beta with iterative deepening (see the module above).
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use super::eval::{evaluate, piece_value, MATE};
+use crate::rules::{Move, Piece, Player, Position};
+
+/// Deepest search, in plies.
+const MAX_DEPTH: usize = 32;
+/// Room for the moves of every ply of one line.
+const BUFFER: usize = 512 * MAX_DEPTH;
+
+/// When to stop: after `depth` plies, `nodes` positions, or when `stop`
+/// says so (a time limit; asked every 1,024 nodes). The deepest finished
+/// iteration's move is the answer.
+#[derive(Default)]
+pub struct Limits<'a> {
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub stop: Option<&'a dyn Fn() -> bool>,
+    /// Up to this much (in hundredths of a pawn) is added at random to each
+    /// root move's score, from `seed`: weaker and varied play, reproducible.
+    pub noise: i32,
+    pub seed: u64,
+}
+
+/// A level, 1 (a sensible legal move at once) to 5 (its whole budget).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Level(u8);
+
+impl Level {
+    pub const ALL: [Level; 5] = [Level(1), Level(2), Level(3), Level(4), Level(5)];
+
+    pub fn new(level: u8) -> Option<Level> {
+        (1..=5).contains(&level).then_some(Level(level))
+    }
+
+    pub fn number(self) -> u8 {
+        self.0
+    }
+
+    /// The level's depth and noise; a time limit, if any, comes on top.
+    pub fn limits<'a>(self, seed: u64) -> Limits<'a> {
+        let (depth, noise) = match self.0 {
+            1 => (1, 300),
+            2 => (1, 60),
+            3 => (2, 20),
+            4 => (3, 0),
+            _ => (MAX_DEPTH as u32, 0),
+        };
+        Limits {
+            depth: Some(depth),
+            noise,
+            seed,
+            ..Limits::default()
+        }
+    }
+}
+
+/// One finished iteration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    pub depth: u32,
+    pub nodes: u64,
+    /// The root player's evaluation of the best line (see `evaluate`).
+    pub score: i32,
+    pub best: Move,
+}
+
+/// The search's answer: the best move of the deepest finished iteration,
+/// and each iteration's report. `None` when the game is over.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    pub best: Move,
+    pub iterations: Vec<Report>,
+    pub nodes: u64,
+}
+
+struct Searcher<'a> {
+    root: Player,
+    limits: &'a Limits<'a>,
+    nodes: u64,
+    stopped: bool,
+    /// Moves with their ordering scores, one slice per ply.
+    buffer: Vec<(i32, Move)>,
+    killers: [[Option<Move>; 2]; MAX_DEPTH],
+}
+
+/// Searches `pos` for its player to move.
+pub fn search(pos: &Position, limits: &Limits) -> Option<SearchResult> {
+    let root = pos.to_move()?;
+    let mut roots: Vec<(i32, Move)> = Vec::with_capacity(256);
+    pos.for_each_legal_move(|m| roots.push((0, m)));
+    if roots.is_empty() {
+        return None;
+    }
+    let mut rng = StdRng::seed_from_u64(limits.seed);
+    let noise: Vec<i32> = roots
+        .iter()
+        .map(|_| {
+            if limits.noise > 0 {
+                rng.random_range(0..=limits.noise)
+            } else {
+                0
+            }
+        })
+        .collect();
+    let mut s = Searcher {
+        root,
+        limits,
+        nodes: 0,
+        stopped: false,
+        buffer: Vec::with_capacity(BUFFER),
+        killers: [[None; 2]; MAX_DEPTH],
+    };
+    let max_depth = limits
+        .depth
+        .unwrap_or(MAX_DEPTH as u32)
+        .clamp(1, MAX_DEPTH as u32);
+    let mut best = roots[0].1;
+    let mut iterations = Vec::new();
+    let mut order: Vec<usize> = (0..roots.len()).collect();
+    for depth in 1..=max_depth {
+        let mut alpha = -MATE - 1;
+        let mut iteration_best = None;
+        let mut scores = vec![-MATE - 1; roots.len()];
+        for &i in &order {
+            let mut child = *pos;
+            child.play_unchecked(roots[i].1);
+            let value = s.value(&child, depth - 1, 1, alpha, MATE + 1);
+            if s.stopped {
+                break;
+            }
+            let value = value.saturating_add(noise[i]);
+            scores[i] = value;
+            if value > alpha {
+                alpha = value;
+                iteration_best = Some(i);
+            }
+        }
+        if s.stopped {
+            // An unfinished iteration still improves on the last one if its
+            // first move (the last best) was searched and beaten.
+            if let Some(i) = iteration_best.filter(|&i| i != order[0]) {
+                best = roots[i].1;
+            }
+            break;
+        }
+        let Some(i) = iteration_best else { break };
+        best = roots[i].1;
+        iterations.push(Report {
+            depth,
+            nodes: s.nodes,
+            score: alpha,
+            best,
+        });
+        // The next iteration tries the best moves first.
+        order.sort_by_key(|&j| std::cmp::Reverse(scores[j]));
+        if alpha.abs() >= MATE - MAX_DEPTH as i32 * 1000 {
+            break;
+        }
+    }
+    Some(SearchResult {
+        best,
+        iterations,
+        nodes: s.nodes,
+    })
+}
+
+impl Searcher<'_> {
+    fn out_of_budget(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        if self.limits.nodes.is_some_and(|n| self.nodes >= n) {
+            self.stopped = true;
+        } else if self.nodes % 1024 == 0 {
+            if let Some(stop) = self.limits.stop {
+                self.stopped = stop();
+            }
+        }
+        self.stopped
+    }
+
+    /// The root player's value of `pos`, `depth` plies deeper, `ply` from the root.
+    fn value(
+        &mut self,
+        pos: &Position,
+        depth: u32,
+        ply: usize,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
+        self.nodes += 1;
+        let Some(to_move) = pos.to_move() else {
+            return evaluate(pos, self.root);
+        };
+        if depth == 0 || ply >= MAX_DEPTH || !pos.is_alive(self.root) || self.out_of_budget() {
+            return evaluate(pos, self.root);
+        }
+        let maximising = to_move == self.root;
+        let start = self.buffer.len();
+        let killers = self.killers[ply];
+        let buffer = &mut self.buffer;
+        pos.for_each_legal_move(|m| buffer.push((order_score(pos, m, &killers), m)));
+        let end = self.buffer.len();
+        self.buffer[start..end].sort_unstable_by_key(|(score, _)| std::cmp::Reverse(*score));
+        let mut best = if maximising { -MATE - 1 } else { MATE + 1 };
+        for i in start..end {
+            let mv = self.buffer[i].1;
+            let mut child = *pos;
+            child.play_unchecked(mv);
+            let value = self.value(&child, depth - 1, ply + 1, alpha, beta);
+            if self.stopped {
+                break;
+            }
+            if maximising {
+                best = best.max(value);
+                alpha = alpha.max(value);
+            } else {
+                best = best.min(value);
+                beta = beta.min(value);
+            }
+            if alpha >= beta {
+                if captured(pos, mv).is_none() {
+                    let k = &mut self.killers[ply];
+                    if k[0] != Some(mv) {
+                        k[1] = k[0];
+                        k[0] = Some(mv);
+                    }
+                }
+                break;
+            }
+        }
+        self.buffer.truncate(start);
+        best
+    }
+}
+
+/// Captures first, by the value taken; then promotions, killers, the rest.
+fn order_score(pos: &Position, mv: Move, killers: &[Option<Move>; 2]) -> i32 {
+    let mut score = 0;
+    if let Some(victim) = captured(pos, mv) {
+        score += 10_000 + piece_value(victim.kind);
+    }
+    if let Move::Illuminate { targets, .. } = mv {
+        score += 10_000 + 300 * targets.cells().len() as i32;
+    }
+    if matches!(mv, Move::Board { promote: true, .. }) {
+        score += 5_000;
+    }
+    if killers.contains(&Some(mv)) {
+        score += 1_000;
+    }
+    score
+}
+
+/// What a board move takes (an illumination's captures are its targets).
+fn captured(pos: &Position, mv: Move) -> Option<Piece> {
+    match mv {
+        Move::Board { to, .. } => pos.piece_at(to).filter(|p| Some(p.owner) != pos.to_move()),
+        _ => None,
+    }
+}

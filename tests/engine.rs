@@ -1,0 +1,113 @@
+//! The computer player: legal, reproducible answers that see a won game.
+
+use std::process::Command;
+
+use sannin::engine::{search, Level, Limits, MATE};
+use sannin::rules::{Move, Position, START};
+
+/// First's king one step from the Garden, nobody allied (R26): `6g7g` wins.
+const GARDEN_IN_ONE: &str = "7/8/9/10/11/12/Kl6Kf5/12/11/10/9/8/3Km3 f - - - 1";
+
+fn depth(d: u32) -> Limits<'static> {
+    Limits {
+        depth: Some(d),
+        ..Limits::default()
+    }
+}
+
+#[test]
+fn r26_a_king_one_step_from_the_garden_walks_in() {
+    let pos = Position::parse(GARDEN_IN_ONE).unwrap();
+    for d in [1, 2, 3] {
+        let result = search(&pos, &depth(d)).unwrap();
+        assert_eq!(result.best, Move::parse("6g7g").unwrap(), "depth {d}");
+        assert!(
+            result.iterations[0].score > MATE - 100,
+            "{:?}",
+            result.iterations
+        );
+    }
+}
+
+#[test]
+fn answers_are_legal_and_reproducible_through_a_game() {
+    let mut pos = Position::parse(START).unwrap();
+    for ply in 0..24 {
+        if pos.is_over() {
+            break;
+        }
+        let limits = Level::new(2).unwrap().limits(ply);
+        let a = search(&pos, &limits).unwrap();
+        let b = search(&pos, &limits).unwrap();
+        assert_eq!(a.best, b.best, "ply {ply}");
+        assert_eq!(a.nodes, b.nodes, "ply {ply}");
+        assert!(pos.is_legal(a.best), "{} at ply {ply}", a.best);
+        pos.play_unchecked(a.best);
+    }
+}
+
+#[test]
+fn deeper_iterations_report_in_order_and_a_node_limit_holds() {
+    let pos = Position::parse(START).unwrap();
+    let result = search(&pos, &depth(3)).unwrap();
+    let depths: Vec<u32> = result.iterations.iter().map(|r| r.depth).collect();
+    assert_eq!(depths, [1, 2, 3]);
+    assert!(result
+        .iterations
+        .windows(2)
+        .all(|w| w[0].nodes < w[1].nodes));
+
+    let limited = Limits {
+        nodes: Some(2_000),
+        ..Limits::default()
+    };
+    let result = search(&pos, &limited).unwrap();
+    assert!(result.nodes <= 2_001, "{}", result.nodes);
+    assert!(pos.is_legal(result.best));
+}
+
+#[test]
+fn a_stop_ends_the_search_with_the_last_finished_answer() {
+    let pos = Position::parse(START).unwrap();
+    let calls = std::cell::Cell::new(0);
+    let stop = || {
+        calls.set(calls.get() + 1);
+        calls.get() > 3
+    };
+    let limits = Limits {
+        stop: Some(&stop),
+        ..Limits::default()
+    };
+    let result = search(&pos, &limits).unwrap();
+    assert!(pos.is_legal(result.best));
+    assert!(calls.get() > 3);
+}
+
+#[test]
+fn a_finished_game_has_no_move() {
+    let mut pos = Position::parse(GARDEN_IN_ONE).unwrap();
+    pos.play_unchecked(Move::parse("6g7g").unwrap());
+    assert!(pos.is_over());
+    assert!(search(&pos, &depth(2)).is_none());
+}
+
+#[test]
+fn the_cli_prints_the_move_last() {
+    let o = Command::new(env!("CARGO_BIN_EXE_sannin"))
+        .args(["engine", "bestmove", "--depth", "2", "--pos", GARDEN_IN_ONE])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(out.lines().last(), Some("6g7g"), "{out}");
+    assert!(
+        out.lines().next().unwrap().starts_with("depth 1 nodes "),
+        "{out}"
+    );
+
+    let o = Command::new(env!("CARGO_BIN_EXE_sannin"))
+        .args(["engine", "bestmove", "--level", "6"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+}
