@@ -111,3 +111,40 @@ fn the_cli_prints_the_move_last() {
         .unwrap();
     assert!(!o.status.success());
 }
+
+#[test]
+fn a_match_plays_whole_games_and_prints_a_share_last() {
+    let o = Command::new(env!("CARGO_BIN_EXE_sannin"))
+        .args([
+            "engine",
+            "match",
+            "--games",
+            "6",
+            "--a",
+            "2",
+            "--b",
+            "1",
+            "--max-plies",
+            "12",
+            "--movetime",
+            "50",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let out = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 7, "{out}");
+    // Each arrangement once: a lone A at each seat, then a lone B.
+    let seats: Vec<&str> = lines[..6]
+        .iter()
+        .map(|l| l.split(' ').nth(3).unwrap())
+        .collect();
+    assert_eq!(
+        seats,
+        ["2/1/1", "1/2/1", "1/1/2", "1/2/2", "2/1/2", "2/2/1"],
+        "{out}"
+    );
+    assert!(lines[6].starts_with("A (level 2) scored "), "{out}");
+    assert!(lines[6].contains("fair share is 3.00"), "{out}");
+}

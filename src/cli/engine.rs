@@ -7,6 +7,7 @@ use clap::{Args, Subcommand};
 
 use super::rules::{position, RuleOpts};
 use crate::engine::{search, Level, Limits};
+use crate::rules::{Game, Outcome, Player, PlayerSet, Position};
 
 /// Subcommands of `sannin engine`.
 #[derive(Subcommand, Debug)]
@@ -14,6 +15,29 @@ pub enum EngineCommand {
     /// Choose a move for the player to move; the move is the last line, each
     /// finished depth (nodes, score) is a line before it.
     Bestmove(BestmoveArgs),
+    /// Play complete games between two levels, A and B, in every seat
+    /// arrangement of one A against two Bs and one B against two As; prints
+    /// A's share of the points (a win is 1, a draw is shared by the drawn).
+    Match(MatchArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct MatchArgs {
+    /// How many games (a multiple of 6 plays each arrangement equally).
+    #[arg(long, default_value_t = 6)]
+    pub games: u32,
+    /// Level A.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
+    pub a: u8,
+    /// Level B.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
+    pub b: u8,
+    /// Time per move, on top of each level's own limits.
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    pub movetime: u64,
+    /// A game still running after this many plies is drawn among the living.
+    #[arg(long, default_value_t = 300)]
+    pub max_plies: u32,
 }
 
 #[derive(Args, Debug)]
@@ -46,7 +70,93 @@ pub fn run(cmd: EngineCommand) -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        EngineCommand::Match(args) => {
+            play_match(&args);
+            ExitCode::SUCCESS
+        }
     }
+}
+
+/// Which level sits at each seat (first, middle, last) in game `n`: the
+/// three seats of a lone A, then the three of a lone B.
+fn arrangement(n: u32, a: Level, b: Level) -> [Level; 3] {
+    let (lone, pair) = if n % 6 < 3 { (a, b) } else { (b, a) };
+    let mut seats = [pair; 3];
+    seats[(n % 3) as usize] = lone;
+    seats
+}
+
+fn play_match(args: &MatchArgs) {
+    let (a, b) = (
+        Level::new(args.a).expect("clap checks the range"),
+        Level::new(args.b).expect("clap checks the range"),
+    );
+    let (mut points, mut fair) = (0.0, 0.0);
+    for n in 0..args.games {
+        let seats = arrangement(n, a, b);
+        let mut game = Game::new(Position::start());
+        while game.outcome().is_none() && game.position().ply() <= args.max_plies {
+            let pos = *game.position();
+            let Some(to_move) = pos.to_move() else { break };
+            let deadline = Instant::now() + Duration::from_millis(args.movetime);
+            let stop = move || Instant::now() >= deadline;
+            let mut limits =
+                seats[to_move.index()].limits(u64::from(n) << 16 | u64::from(pos.ply()));
+            limits.stop = Some(&stop);
+            let Some(result) = search(&pos, &limits) else {
+                break;
+            };
+            game.play(result.best)
+                .expect("the engine plays legal moves");
+        }
+        let pos = *game.position();
+        let shares: [f64; 3] = match game.outcome() {
+            Some(Outcome::Win(w, _)) => {
+                std::array::from_fn(|i| f64::from(u8::from(i == w.index())))
+            }
+            Some(Outcome::Draw(drawn)) => share(drawn),
+            None => share(pos.living()),
+        };
+        let is_a = |i: usize| seats[i] == a && (a != b || i == 0);
+        let game_points: f64 = (0..3).filter(|&i| is_a(i)).map(|i| shares[i]).sum();
+        points += game_points;
+        fair += (0..3).filter(|&i| is_a(i)).count() as f64 / 3.0;
+        let outcome = game
+            .outcome()
+            .map_or_else(|| "unfinished: draw".to_owned(), |o| o.to_string());
+        println!(
+            "game {} seats {}/{}/{} plies {} {} A {:.2}",
+            n + 1,
+            seats[0].number(),
+            seats[1].number(),
+            seats[2].number(),
+            pos.ply() - 1,
+            outcome,
+            game_points
+        );
+    }
+    println!(
+        "A (level {}) scored {points:.2} of {} points; its fair share is {fair:.2} ({:.0}%)",
+        a.number(),
+        args.games,
+        if fair > 0.0 {
+            100.0 * points / fair
+        } else {
+            0.0
+        }
+    );
+}
+
+/// A draw's point, shared equally by the drawn players.
+fn share(drawn: PlayerSet) -> [f64; 3] {
+    let n = drawn.len().max(1) as f64;
+    std::array::from_fn(|i| {
+        if drawn.contains(Player::from_index(i)) {
+            1.0 / n
+        } else {
+            0.0
+        }
+    })
 }
 
 fn bestmove(args: &BestmoveArgs) -> Result<(), String> {
