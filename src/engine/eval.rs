@@ -33,17 +33,6 @@ const fn hand_value(kind: Kind) -> i32 {
     piece_value(kind) * 9 / 10
 }
 
-/// Hand kinds, in R32 order.
-const HAND_KINDS: [Kind; 7] = [
-    Kind::Rook,
-    Kind::Bishop,
-    Kind::Gold,
-    Kind::Silver,
-    Kind::Knight,
-    Kind::Lance,
-    Kind::Pawn,
-];
-
 /// Steps between two cells of the hexagonal board, in the axial coordinates
 /// column and rank (R2: a cell exists where `-5 ≤ column − rank ≤ 7`).
 fn distance(a: Cell, b: Cell) -> i32 {
@@ -59,7 +48,7 @@ fn standing(pos: &Position, p: Player) -> i32 {
             score += piece_value(piece.kind);
         }
     }
-    for kind in HAND_KINDS {
+    for kind in Kind::HAND {
         score += hand_value(kind) * i32::from(pos.hand_count(p, kind));
     }
     if let Some(king) = pos.king(p) {
