@@ -301,8 +301,9 @@ fn run(
     Ok((server.run(), jobs))
 }
 
-/// The background work every process runs: webhook deliveries and mail (the
-/// queue's claims keep each attempt to one process), and the sweep of
+/// The background work every process runs: webhook deliveries, mail and
+/// computer players' turns (the queue's claims keep each attempt to one
+/// process), and the sweep of
 /// deadlines, reminders and lapsed invitations (each change happens once,
 /// guarded by the game row's version).
 fn jobs(state: &AppState, settings: &Settings) -> anyhow::Result<jobs::Handle> {
@@ -319,6 +320,13 @@ fn jobs(state: &AppState, settings: &Settings) -> anyhow::Result<jobs::Handle> {
         .channel(mail::sending::Mail {
             ctx: state.mail.clone(),
             transport: mail::transport::Transport::new(&settings.mail.transport)?,
+        })
+        .channel(crate::games::bot_turns::BotTurns {
+            games: state.games.clone(),
+            clock: state.clock.clone(),
+            think: settings.games.bot_think,
+            searches: settings.games.bot_searches,
+            poll_interval: settings.games.bot_poll_interval,
         });
     let games = state.games.settings;
     runner.every(

@@ -6,6 +6,7 @@ mod error;
 mod guard;
 mod notifications;
 mod personal_tokens;
+pub mod ratings;
 mod sessions;
 
 pub use error::AccountError;
@@ -15,6 +16,7 @@ pub use personal_tokens::{
     create_token, delete_all_tokens, delete_token, list_tokens, NewPersonalToken, PersonalToken,
     FRESH_PASSWORD_MINUTES,
 };
+pub use ratings::public_profile;
 pub use sessions::{authenticate, log_in, log_out, refresh, TokenPair};
 
 use crate::domain::UserId;
@@ -74,13 +76,19 @@ pub async fn register(state: &AppState, new: Registration) -> Result<User, Accou
         created_at: now,
         updated_at: now,
         claimed_email: None,
+        bot_level: None,
     };
     let mail = state.mail.clone();
     db::run(&state.pool, move |conn| {
         // Checked first for a precise answer; the unique indexes still decide
         // races: a lost race for the username is re-checked to say so, and
         // one for the address makes a claim of it, like a held address.
-        if db::users::find_by_username(conn, &user.username)?.is_some() {
+        // The computer players' names are the server's.
+        if user
+            .username
+            .starts_with(crate::games::bots::USERNAME_PREFIX)
+            || db::users::find_by_username(conn, &user.username)?.is_some()
+        {
             return Err(AccountError::UsernameTaken);
         }
         match create(conn, &mail, user.clone(), now) {
@@ -123,15 +131,6 @@ fn create(
 pub async fn me(state: &AppState, user_id: UserId) -> Result<User, AccountError> {
     db::run(&state.pool, move |conn| {
         db::users::find_by_id(conn, &user_id)?.ok_or(AccountError::UserGone)
-    })
-    .await
-}
-
-/// A public profile by username (case-insensitive).
-pub async fn public_profile(state: &AppState, username: String) -> Result<User, AccountError> {
-    let username = username.to_ascii_lowercase();
-    db::run(&state.pool, move |conn| {
-        db::users::find_by_username(conn, &username)?.ok_or(AccountError::UserNotFound)
     })
     .await
 }

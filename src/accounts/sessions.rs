@@ -67,6 +67,8 @@ pub async fn log_in(
         db::users::find_by_login(conn, &found).map_err(AccountError::from)
     })
     .await?;
+    // A computer player has no password: it is checked like an unknown login.
+    let user = user.filter(|u| !u.is_bot());
     let (subject, stored) = match &user {
         Some(user) => (
             Subject::Account(user.id.to_string()),

@@ -157,6 +157,7 @@ async fn create_users(pool: &db::Pool, n: usize) -> anyhow::Result<Vec<(UserId, 
                         created_at: now,
                         updated_at: now,
                         claimed_email: None,
+                        bot_level: None,
                     };
                     db::users::insert(&mut conn, &user)?;
                     user
@@ -201,6 +202,8 @@ async fn one_game(
         stuck_piece: None,
         illumination: None,
         allies: None,
+        bots: &[],
+        rated: false,
     })
     .map_err(|e| anyhow::anyhow!("{e:?}"))?;
     let state = lobby::create_game(games, &users[seated[0]].0, new, now())

@@ -215,6 +215,13 @@ pub struct GameSettings {
     pub sweep_interval: Duration,
     /// Days invitations and open seats wait before the game lapses.
     pub invitation_days: u64,
+    /// The longest a computer player thinks about one move (level 5 uses
+    /// all of it; lower levels stop at their depth, sooner).
+    pub bot_think: Duration,
+    /// Searches one process runs at once (each takes a core while it lasts).
+    pub bot_searches: usize,
+    /// How often each process looks for computer players' turns.
+    pub bot_poll_interval: Duration,
 }
 
 /// Where webhooks may point and how they are retried.
@@ -303,6 +310,27 @@ impl Settings {
                 14,
                 1,
                 365,
+            )?,
+            bot_think: millis(
+                variable("games.bot_think_ms"),
+                raw.games.bot_think_ms,
+                5_000,
+                10,
+                600_000,
+            )?,
+            bot_searches: within(
+                variable("games.bot_searches"),
+                raw.games.bot_searches,
+                1,
+                1,
+                64,
+            )? as usize,
+            bot_poll_interval: millis(
+                variable("games.bot_poll_interval_ms"),
+                raw.games.bot_poll_interval_ms,
+                1_000,
+                10,
+                60_000,
             )?,
         };
         let webhooks = webhook_settings(raw.webhooks)?;

@@ -56,6 +56,9 @@ pub(super) const VARIABLES: &[(&str, &str)] = &[
     ("SANNIN_DAY_SECONDS", "games.day_seconds"),
     ("SANNIN_SWEEP_INTERVAL_MS", "games.sweep_interval_ms"),
     ("SANNIN_INVITATION_DAYS", "games.invitation_days"),
+    ("SANNIN_BOT_THINK_MS", "games.bot_think_ms"),
+    ("SANNIN_BOT_SEARCHES", "games.bot_searches"),
+    ("SANNIN_BOT_POLL_INTERVAL_MS", "games.bot_poll_interval_ms"),
     ("SANNIN_WEBHOOK_ALLOW_PRIVATE", "webhooks.allow_private"),
     ("SANNIN_WEBHOOK_ALLOW_NETWORKS", "webhooks.allow_networks"),
     ("SANNIN_WEBHOOK_DENY_NETWORKS", "webhooks.deny_networks"),
@@ -227,6 +230,12 @@ pub(super) struct RawGames {
     pub sweep_interval_ms: Option<u64>,
     #[serde_as(as = "Option<DisplayFromStr>")]
     pub invitation_days: Option<u64>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub bot_think_ms: Option<u64>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub bot_searches: Option<u64>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub bot_poll_interval_ms: Option<u64>,
 }
 
 #[serde_as]

@@ -32,6 +32,8 @@ pub struct GameRow {
     pub reminded_seq: Option<i32>,
     pub expires_at: Option<NaiveDateTime>,
     pub imported: bool,
+    /// Whether the result changes the players' ratings.
+    pub rated: bool,
     pub created_at: NaiveDateTime,
     pub started_at: Option<NaiveDateTime>,
     pub finished_at: Option<NaiveDateTime>,
@@ -220,15 +222,19 @@ pub fn update_seat(conn: &mut DbConnection, seat: &SeatRow) -> QueryResult<()> {
     .map(drop)
 }
 
+/// A seat with its holder's username and, for a computer player, its level.
+pub type SeatWithHolder = (SeatRow, Option<String>, Option<i32>);
+
 /// Seats of a game with the usernames of their holders.
-pub fn seats(
-    conn: &mut DbConnection,
-    game_id: &str,
-) -> QueryResult<Vec<(SeatRow, Option<String>)>> {
+pub fn seats(conn: &mut DbConnection, game_id: &str) -> QueryResult<Vec<SeatWithHolder>> {
     game_seats::table
         .left_join(users::table.on(game_seats::user_id.eq(users::id.nullable())))
         .filter(game_seats::game_id.eq(game_id))
-        .select((game_seats::all_columns, users::username.nullable()))
+        .select((
+            game_seats::all_columns,
+            users::username.nullable(),
+            users::bot_level.nullable(),
+        ))
         .load(conn)
 }
 
@@ -401,11 +407,15 @@ pub struct ListKey {
 pub fn seats_of_games(
     conn: &mut DbConnection,
     game_ids: &[String],
-) -> QueryResult<Vec<(SeatRow, Option<String>)>> {
+) -> QueryResult<Vec<SeatWithHolder>> {
     game_seats::table
         .left_join(users::table.on(game_seats::user_id.eq(users::id.nullable())))
         .filter(game_seats::game_id.eq_any(game_ids))
-        .select((game_seats::all_columns, users::username.nullable()))
+        .select((
+            game_seats::all_columns,
+            users::username.nullable(),
+            users::bot_level.nullable(),
+        ))
         .load(conn)
 }
 

@@ -1,12 +1,14 @@
 //! Storage: one connection type over PostgreSQL and SQLite, a pool, embedded
 //! migrations, and the queries. Backend-specific SQL stays in this module.
 
+pub mod bots;
 pub mod games;
 pub mod guards;
 pub mod live;
 pub mod mail;
 pub mod models;
 pub mod outbox;
+pub mod ratings;
 pub mod schema;
 pub mod secrets;
 pub mod sessions;

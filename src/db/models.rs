@@ -19,6 +19,9 @@ pub struct User {
     /// An address the account asked for while another account held it:
     /// `email` is then a placeholder that is never mailed.
     pub claimed_email: Option<String>,
+    /// Set for the built-in computer players (1–5, their engine level);
+    /// such an account cannot log in.
+    pub bot_level: Option<i32>,
 }
 
 impl User {
@@ -32,6 +35,10 @@ impl User {
     /// it is shown, and where its verification mail goes.
     pub fn shown_email(&self) -> &str {
         self.claimed_email.as_deref().unwrap_or(&self.email)
+    }
+
+    pub fn is_bot(&self) -> bool {
+        self.bot_level.is_some()
     }
 }
 

@@ -10,6 +10,7 @@ diesel::table! {
         created_at -> Timestamp,
         updated_at -> Timestamp,
         claimed_email -> Nullable<Text>,
+        bot_level -> Nullable<Integer>,
     }
 }
 
@@ -80,6 +81,49 @@ diesel::table! {
         finished_at -> Nullable<Timestamp>,
         updated_at -> Timestamp,
         snapshot -> Nullable<Text>,
+        rated -> Bool,
+    }
+}
+
+diesel::table! {
+    bot_jobs (id) {
+        id -> Text,
+        game_id -> Text,
+        user_id -> Text,
+        kind -> Text,
+        ply -> Integer,
+        proposal_id -> Nullable<Text>,
+        status -> Text,
+        attempts -> Integer,
+        next_attempt_at -> Timestamp,
+        result -> Nullable<Text>,
+        last_error -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    ratings (user_id) {
+        user_id -> Text,
+        mu -> Double,
+        sigma -> Double,
+        display -> Double,
+        games -> Integer,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    rating_changes (game_id, user_id) {
+        game_id -> Text,
+        user_id -> Text,
+        seat -> Text,
+        place -> Integer,
+        mu_before -> Double,
+        sigma_before -> Double,
+        mu_after -> Double,
+        sigma_after -> Double,
+        created_at -> Timestamp,
     }
 }
 
@@ -238,6 +282,9 @@ diesel::table! {
 
 diesel::joinable!(game_events -> games (game_id));
 diesel::joinable!(mail_messages -> users (user_id));
+diesel::joinable!(bot_jobs -> games (game_id));
+diesel::joinable!(ratings -> users (user_id));
+diesel::joinable!(rating_changes -> games (game_id));
 diesel::joinable!(outbox_pending -> game_events (event_id));
 diesel::joinable!(email_opt_outs -> users (user_id));
 diesel::joinable!(sessions -> users (user_id));
@@ -265,4 +312,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     email_opt_outs,
     password_guards,
     known_networks,
+    bot_jobs,
+    ratings,
+    rating_changes,
 );

@@ -98,3 +98,25 @@ pub fn evaluate(pos: &Position, me: Player) -> i32 {
     }
     mine - against / enemies
 }
+
+/// Whether `me` accepts an alliance with `proposer` against the third
+/// player, judged by each one's standing: never when `me` stands best of the
+/// three (it needs no one); always when it stands worst; otherwise only
+/// against the leader (two weaker players ganging up on the strongest).
+pub fn accepts_alliance(pos: &Position, me: Player, proposer: Player) -> bool {
+    let Some(third) = Player::ALL.into_iter().find(|p| *p != me && *p != proposer) else {
+        return false;
+    };
+    if me == proposer || pos.living().len() < 3 {
+        return false;
+    }
+    let (m, p, t) = (
+        standing(pos, me),
+        standing(pos, proposer),
+        standing(pos, third),
+    );
+    if m >= p && m >= t {
+        return false;
+    }
+    m < p.min(t) || t >= p
+}

@@ -15,5 +15,5 @@
 mod eval;
 mod search;
 
-pub use eval::{evaluate, piece_value, MATE};
+pub use eval::{accepts_alliance, evaluate, piece_value, MATE};
 pub use search::{search, Level, Limits, Report, SearchResult};

@@ -70,6 +70,7 @@ fn propose(
         };
         db::games::insert_proposal(conn, &p)?;
         save(conn, &mut g, now)?;
+        super::bots::queue_answer(conn, &g, &p, now)?;
         emit(
             conn,
             game_id,

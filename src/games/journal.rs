@@ -43,6 +43,21 @@ pub(super) fn save(
     }
 }
 
+/// When the player to move runs out of time: `days_per_move` from now, or
+/// never for a computer player (it moves as soon as the job queue gets to
+/// it, and must not lose on time because the server was busy).
+pub(super) fn deadline_for(
+    g: &Loaded,
+    settings: &Settings,
+    now: NaiveDateTime,
+) -> Option<NaiveDateTime> {
+    let p = g.position().to_move()?;
+    if g.seat(p).bot_level.is_some() {
+        return None;
+    }
+    g.row.days_per_move.map(|d| now + settings.day * d)
+}
+
 pub(super) fn your_turn(
     conn: &mut DbConnection,
     g: &Loaded,
@@ -51,6 +66,7 @@ pub(super) fn your_turn(
     let Some(p) = g.position().to_move() else {
         return Ok(());
     };
+    super::bots::queue_turn(conn, g, now)?;
     let last = g.standing.last_move.as_ref();
     emit(
         conn,
@@ -121,9 +137,6 @@ pub(super) fn append(
         row.result = Some(serde_json::to_string(&GameResult::of(&o)).expect("results serialize"));
         row.finished_at = Some(now);
         row.deadline = None;
-    } else if turn_changed {
-        row.deadline = row.days_per_move.map(|d| now + settings.day * d);
-        row.reminded_seq = None;
     }
     let mut standing = g.standing.clone();
     standing.record(&action_row, &entry);
@@ -134,6 +147,10 @@ pub(super) fn append(
         standing,
         creator_name: g.creator_name.clone(),
     };
+    if !after.is_over() && turn_changed {
+        next.row.deadline = deadline_for(&next, settings, now);
+        next.row.reminded_seq = None;
+    }
     save(conn, &mut next, now)?;
     let changed_premises = after.alliance() != before.alliance()
         || after.living() != before.living()
@@ -169,6 +186,9 @@ pub(super) fn append(
     }
     if !after.is_over() && turn_changed {
         your_turn(conn, &next, now)?;
+    }
+    if after.is_over() {
+        super::ratings::settle(conn, &next, now)?;
     }
     Ok(next)
 }

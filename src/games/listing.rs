@@ -80,7 +80,7 @@ fn list(
         .map(|row| {
             let mine: Vec<_> = seat_rows
                 .iter()
-                .filter(|(s, _)| s.game_id == row.id)
+                .filter(|(s, ..)| s.game_id == row.id)
                 .cloned()
                 .collect();
             let seats = super::model::seat_infos(&row.id, &mine)?;

@@ -10,11 +10,13 @@ use crate::domain::{FieldError, Username};
 use crate::rules::{Alliance, Illumination, Options, Player, Position, StuckPiece};
 
 use super::events::{self, emit, GameEvent, Players};
-use super::journal::{lost_race_is_nothing_to_do, new_id, save, to_move_name, your_turn};
+use super::journal::{
+    deadline_for, lost_race_is_nothing_to_do, new_id, save, to_move_name, your_turn,
+};
 use super::model::{
     load, load_for_update, parse_seat_name, seat_name, Loaded, SeatInfo, SeatState, Status,
 };
-use super::model::{load_state, GameState};
+use super::model::{load_seats, load_state, GameState};
 use super::{GameError, Games, Settings, DAYS_PER_MOVE};
 
 /// The creator's seat choice.
@@ -34,6 +36,8 @@ pub struct NewGame {
     pub days_per_move: Option<i32>,
     pub options: Options,
     pub allies: Option<Alliance>,
+    /// Whether the result changes the players' ratings.
+    pub rated: bool,
 }
 
 /// A game as asked for, before it is checked.
@@ -47,6 +51,9 @@ pub struct GameRequest<'a> {
     pub stuck_piece: Option<&'a str>,
     pub illumination: Option<&'a str>,
     pub allies: Option<&'a [String]>,
+    /// Levels (1–5) of computer players to seat, after the invitees.
+    pub bots: &'a [i64],
+    pub rated: bool,
 }
 
 impl NewGame {
@@ -88,11 +95,35 @@ impl NewGame {
                 invite.push(n);
             }
         }
+        for (i, level) in req.bots.iter().enumerate() {
+            let Some(level) = u8::try_from(*level).ok().filter(|l| (1..=5).contains(l)) else {
+                errors.push(FieldError::new(
+                    format!("bots[{i}]"),
+                    "invalid",
+                    "must be a level from 1 to 5",
+                ));
+                continue;
+            };
+            let name = super::bots::username(level);
+            if invite.contains(&name) {
+                errors.push(FieldError::new(
+                    format!("bots[{i}]"),
+                    "duplicate",
+                    "this computer player is already seated",
+                ));
+            } else {
+                invite.push(name);
+            }
+        }
         if invite.len() > 2 {
             errors.push(FieldError::new(
-                "invite",
+                if req.bots.is_empty() {
+                    "invite"
+                } else {
+                    "bots"
+                },
                 "too-many",
-                "at most two players can be invited",
+                "invitees and computer players take at most the two other seats",
             ));
         }
         let open_seats = req
@@ -161,6 +192,7 @@ impl NewGame {
                     illumination,
                 },
                 allies,
+                rated: req.rated,
             }),
             _ => Err(GameError::Invalid(errors)),
         }
@@ -225,6 +257,7 @@ fn create(
             reminded_seq: None,
             expires_at: Some(now + settings.open_for),
             imported: false,
+            rated: new.rated,
             created_at: now,
             started_at: None,
             finished_at: None,
@@ -242,13 +275,19 @@ fn create(
         }];
         for user in &invitees {
             let p = others.next().expect("at most two invitees");
+            // A computer player accepts at once.
+            let bot = user.is_bot();
             seats.push(SeatRow {
                 game_id: id.clone(),
                 seat: seat_name(p).into(),
                 user_id: Some(user.id.clone()),
                 display_name: None,
-                state: SeatState::Invited,
-                joined_at: None,
+                state: if bot {
+                    SeatState::Joined
+                } else {
+                    SeatState::Invited
+                },
+                joined_at: bot.then_some(now),
             });
         }
         for p in others {
@@ -264,7 +303,10 @@ fn create(
         for s in &seats {
             db::games::insert_seat(conn, s)?;
         }
-        let loaded = load(conn, &id)?;
+        let loaded = load_for_update(conn, &id)?;
+        if loaded.seats.iter().all(|s| s.state == SeatState::Joined) {
+            return start_game(conn, settings, loaded, now);
+        }
         for s in loaded
             .seats
             .iter()
@@ -358,37 +400,50 @@ fn join(
             display_name: None,
             state: SeatState::Joined,
             joined_at: Some(now),
+            bot_level: None,
         };
         db::games::update_seat(conn, &info.to_row(game_id))?;
         let all_joined = g
             .seats
             .iter()
             .all(|s| s.seat == seat || s.state == SeatState::Joined);
-        if all_joined {
-            g.set_status(Status::Active);
-            g.row.started_at = Some(now);
-            g.row.expires_at = None;
-            g.row.deadline = g.row.days_per_move.map(|d| now + settings.day * d);
+        if !all_joined {
+            save(conn, &mut g, now)?;
+            return load_for_update(conn, game_id);
         }
-        save(conn, &mut g, now)?;
-        let g = load_for_update(conn, game_id)?;
-        if all_joined {
-            let ids = g.player_ids();
-            emit(
-                conn,
-                game_id,
-                ids.iter().map(String::as_str),
-                GameEvent::Started(events::Started {
-                    players: Players::of(&g),
-                    to_move: to_move_name(g.position()),
-                    deadline: g.row.deadline.map(|t| t.and_utc()),
-                }),
-                now,
-            )?;
-            your_turn(conn, &g, now)?;
-        }
-        Ok(g)
+        start_game(conn, settings, g, now)
     })
+}
+
+/// Starts a game whose three seats are taken: it becomes active, everyone
+/// hears of it, and the first player's turn begins.
+fn start_game(
+    conn: &mut DbConnection,
+    settings: &Settings,
+    mut g: Loaded,
+    now: NaiveDateTime,
+) -> Result<Loaded, GameError> {
+    let game_id = g.row.id.clone();
+    g.seats = load_seats(conn, &game_id)?;
+    g.set_status(Status::Active);
+    g.row.started_at = Some(now);
+    g.row.expires_at = None;
+    g.row.deadline = deadline_for(&g, settings, now);
+    save(conn, &mut g, now)?;
+    let ids = g.player_ids();
+    emit(
+        conn,
+        &game_id,
+        ids.iter().map(String::as_str),
+        GameEvent::Started(events::Started {
+            players: Players::of(&g),
+            to_move: to_move_name(g.position()),
+            deadline: g.row.deadline.map(|t| t.and_utc()),
+        }),
+        now,
+    )?;
+    your_turn(conn, &g, now)?;
+    Ok(g)
 }
 
 /// An invitee declines: its seat opens to anyone, and the creator hears of it.
@@ -418,6 +473,7 @@ fn decline(
             display_name: None,
             state: SeatState::Open,
             joined_at: None,
+            bot_level: None,
         };
         db::games::update_seat(conn, &open.to_row(game_id))?;
         let name = g.seat(seat).username.clone();

@@ -8,6 +8,8 @@
 //! (game, ply) and (game, seq) keys and by the game row's version.
 
 pub mod alliances;
+pub mod bot_turns;
+pub mod bots;
 pub mod deadlines;
 mod error;
 pub mod events;
@@ -16,6 +18,7 @@ pub mod listing;
 pub mod lobby;
 pub mod model;
 pub mod moves;
+pub mod ratings;
 pub mod records;
 pub mod snapshot;
 pub mod states;

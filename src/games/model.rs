@@ -4,7 +4,8 @@ use crate::domain::{GameId, UserId};
 use anyhow::Context as _;
 use chrono::NaiveDateTime;
 
-use crate::db::games::{ActionRow, GameRow, ProposalRow, SeatRow, StoredGame};
+use crate::db::games::{ActionRow, GameRow, ProposalRow, SeatRow, SeatWithHolder, StoredGame};
+use crate::db::ratings::RatingChangeRow;
 use crate::db::{self, DbConnection};
 use crate::rules::{
     Action, Alliance, Game, Illumination, Move, Options, Player, Position, StuckPiece,
@@ -42,6 +43,8 @@ pub struct SeatInfo {
     pub display_name: Option<String>,
     pub state: SeatState,
     pub joined_at: Option<NaiveDateTime>,
+    /// The engine level of a computer player in the seat.
+    pub bot_level: Option<u8>,
 }
 
 impl SeatInfo {
@@ -338,16 +341,15 @@ pub fn load_seats(conn: &mut DbConnection, id: &str) -> Result<Vec<SeatInfo>, Ga
 /// The three seats of game `game_id`, in turn order, from its seat rows (of
 /// this game only). A seat row missing, or one that does not parse, is an
 /// error naming it.
-pub fn seat_infos(
-    game_id: &str,
-    rows: &[(SeatRow, Option<String>)],
-) -> Result<Vec<SeatInfo>, GameError> {
+pub fn seat_infos(game_id: &str, rows: &[SeatWithHolder]) -> Result<Vec<SeatInfo>, GameError> {
     let mut seats: Vec<SeatInfo> = Vec::with_capacity(3);
     for p in Player::ALL {
-        let (s, username) = rows
+        let (s, username, bot_level) = rows
             .iter()
-            .find(|(s, _)| parse_seat(&s.seat) == Some(p))
-            .ok_or_else(|| anyhow::anyhow!("game {game_id} has no stored seat {}", seat_name(p)))?;
+            .find(|(s, ..)| parse_seat(&s.seat) == Some(p))
+            .ok_or_else(|| {
+            anyhow::anyhow!("game {game_id} has no stored seat {}", seat_name(p))
+        })?;
         let state = s.state;
         seats.push(SeatInfo {
             seat: p,
@@ -356,6 +358,19 @@ pub fn seat_infos(
             display_name: s.display_name.clone(),
             state,
             joined_at: s.joined_at,
+            bot_level: bot_level
+                .map(|l| {
+                    u8::try_from(l)
+                        .ok()
+                        .filter(|l| (1..=5).contains(l))
+                        .ok_or_else(|| {
+                            anyhow::anyhow!(
+                                "the holder of seat {} of game {game_id} has bot level {l}",
+                                seat_name(p)
+                            )
+                        })
+                })
+                .transpose()?,
         });
     }
     Ok(seats)
@@ -366,6 +381,8 @@ pub fn seat_infos(
 pub struct GameState {
     pub game: Loaded,
     pub proposals: Vec<ProposalRow>,
+    /// What a finished rated game did to its players' ratings.
+    pub ratings: Vec<RatingChangeRow>,
 }
 
 impl GameState {
@@ -374,6 +391,7 @@ impl GameState {
         Self {
             game,
             proposals: Vec::new(),
+            ratings: Vec::new(),
         }
     }
 }
@@ -392,6 +410,23 @@ pub fn pending_proposals(
 /// The game and its pending proposals.
 pub fn load_state(conn: &mut DbConnection, id: &str) -> Result<GameState, GameError> {
     let game = load(conn, id)?;
-    let proposals = pending_proposals(conn, id)?;
-    Ok(GameState { game, proposals })
+    state_of(conn, game)
+}
+
+/// The state of a loaded game: with its pending proposals and, once a
+/// rated game finished, its rating changes.
+pub fn state_of(conn: &mut DbConnection, game: Loaded) -> Result<GameState, GameError> {
+    let id = game.row.id.to_string();
+    let proposals = pending_proposals(conn, &id)?;
+    let ratings = if game.row.rated && game.status() == Status::Finished {
+        db::ratings::changes_of_game(conn, &id)
+            .map_err(|e| of_row(e, format!("the rating changes of game {id}")))?
+    } else {
+        Vec::new()
+    };
+    Ok(GameState {
+        game,
+        proposals,
+        ratings,
+    })
 }

@@ -7,8 +7,8 @@ use crate::db::{self, DbConnection};
 use crate::rules::{Action, IllegalKind, Move};
 
 use super::journal::append;
+use super::model::GameState;
 use super::model::{load_for_update, seat_name, Loaded, Status};
-use super::model::{pending_proposals, GameState};
 use super::{GameError, Games, Settings};
 
 /// The result of a move submission: the game after it, and whether this request
@@ -87,8 +87,7 @@ fn play(
 /// has committed, nothing is left that could fail and turn a stored move
 /// into an error.
 fn answer(conn: &mut DbConnection, game: Loaded) -> Result<GameState, GameError> {
-    let proposals = pending_proposals(conn, &game.row.id)?;
-    Ok(GameState { game, proposals })
+    super::model::state_of(conn, game)
 }
 
 /// The caller resigns (R35).

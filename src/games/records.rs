@@ -70,6 +70,7 @@ fn import(
             reminded_seq: None,
             expires_at: None,
             imported: true,
+            rated: false,
             created_at: now,
             started_at: None,
             finished_at: pos.is_over().then_some(now),

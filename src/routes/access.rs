@@ -148,6 +148,8 @@ pub const ACCESS: &[(&str, &str, Access)] = &[
     ("GET", "/api/v1/unsubscribe", Access::Public),
     ("POST", "/api/v1/unsubscribe", Access::Public),
     ("GET", "/api/v1/users/{username}", Access::Public),
+    ("GET", "/api/v1/users/{username}/ratings", Access::Public),
+    ("GET", "/api/v1/leaderboard", Access::Public),
     (
         "GET",
         "/api/v1/webhooks",

@@ -16,6 +16,7 @@ pub mod me;
 pub mod notifications;
 pub mod openapi;
 mod problems;
+pub mod ratings;
 pub mod schemas;
 pub mod streams;
 pub mod tokens;
@@ -52,6 +53,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .service(web::resource("/api/v1/me/tokens/{id}").route(web::delete().to(tokens::delete)))
         .service(web::resource("/api/v1/users/{username}").route(web::get().to(users::profile)))
+        .service(
+            web::resource("/api/v1/users/{username}/ratings")
+                .route(web::get().to(ratings::history)),
+        )
+        .service(web::resource("/api/v1/leaderboard").route(web::get().to(ratings::leaderboard)))
         .service(web::resource("/api/v1/me/events").route(web::get().to(games::reading::events)))
         .service(web::resource("/api/v1/me/events/stream").route(web::get().to(streams::my_events)))
         .service(web::resource("/api/v1/games/{id}/stream").route(web::get().to(streams::game)))

@@ -41,6 +41,8 @@ use crate::routes::access::{access_of, Access};
         routes::tokens::delete,
         routes::tokens::delete_all,
         routes::users::profile,
+        routes::ratings::history,
+        routes::ratings::leaderboard,
         routes::games::lobby::create,
         routes::games::reading::list,
         routes::games::reading::get,
@@ -92,7 +94,7 @@ use crate::routes::access::{access_of, Access};
         (name = "auth", description = "Log-in sessions: access and refresh tokens"),
         (name = "me", description = "Your own account"),
         (name = "tokens", description = "Personal access tokens for scripts and integrations"),
-        (name = "users", description = "Public profiles"),
+        (name = "users", description = "Public profiles, ratings and the leaderboard"),
         (name = "games", description = "Correspondence games: challenges, moves, alliances, records, pictures"),
         (name = "webhooks", description = "Signed HTTP notices of your game events (Standard Webhooks)"),
     )

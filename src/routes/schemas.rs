@@ -181,6 +181,23 @@ pub fn invitees() -> ArrayBuilder {
         ))
 }
 
+/// `bots` at creation: computer players' levels, each once, at most two.
+pub fn bot_levels() -> ArrayBuilder {
+    ArrayBuilder::new()
+        .items(
+            utoipa::openapi::ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .minimum(Some(1))
+                .maximum(Some(5)),
+        )
+        .max_items(Some(2))
+        .unique_items(true)
+        .description(Some(
+            "Computer players to seat, by level (1 plays at once, 5 thinks longest), each \
+             once; with the invitees, at most two.",
+        ))
+}
+
 /// `allies` at creation: two different seats, or null.
 pub fn allies() -> ArrayBuilder {
     ArrayBuilder::new()

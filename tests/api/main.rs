@@ -6,6 +6,7 @@ mod helpers;
 mod account_limits;
 mod accounts;
 mod auth;
+mod bots;
 mod contract;
 mod errors;
 mod faults;

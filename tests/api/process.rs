@@ -178,7 +178,11 @@ fn seed_fills_a_database_with_played_games() {
         String::from_utf8_lossy(&out.stderr)
     );
     let mut conn = SqliteConnection::establish(&db.to_string_lossy()).unwrap();
-    let n_users: i64 = users::table.count().get_result(&mut conn).unwrap();
+    let n_users: i64 = users::table
+        .filter(users::bot_level.is_null())
+        .count()
+        .get_result(&mut conn)
+        .unwrap();
     assert_eq!(n_users, 5);
     let statuses: Vec<String> = games::table.select(games::status).load(&mut conn).unwrap();
     assert_eq!(statuses, vec!["active"; 6]);

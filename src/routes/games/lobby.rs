@@ -47,6 +47,16 @@ pub struct CreateGameRequest {
     /// Two seats that start allied (R11): the third moves first, its king promoted.
     #[schema(schema_with = crate::routes::schemas::allies)]
     pub allies: Option<Vec<String>>,
+    /// Computer players to seat, by level (1 plays at once, 5 thinks
+    /// longest; each level once), after the invitees: `sannin-bot-1` …
+    /// `sannin-bot-5`. They accept at once, so a game with two of them
+    /// starts on creation. Invitees and bots take at most the two other seats.
+    #[serde(default)]
+    #[schema(schema_with = crate::routes::schemas::bot_levels)]
+    pub bots: Vec<i64>,
+    /// Whether the result changes the players' ratings (default false).
+    #[serde(default)]
+    pub rated: bool,
 }
 impl CreateGameRequest {
     fn parse(&self) -> Result<NewGame, ApiError> {
@@ -58,6 +68,8 @@ impl CreateGameRequest {
             stuck_piece: self.options.stuck_piece.as_deref(),
             illumination: self.options.illumination.as_deref(),
             allies: self.allies.as_deref(),
+            bots: &self.bots,
+            rated: self.rated,
         })?)
     }
 }

@@ -25,6 +25,8 @@ pub struct PlayerView {
     /// an imported game.
     #[schema(example = "alice")]
     pub username: Option<String>,
+    /// Whether the seat is a computer player's.
+    pub bot: bool,
     /// In an imported game: the name its record gives the player. A label
     /// only, never an account: anyone can import a record naming anyone.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -38,6 +40,10 @@ pub struct PlayerView {
     pub elimination: Option<EliminationView>,
     /// Whether the player's king is in check now.
     pub in_check: bool,
+    /// Once a rated game finished: the player's place and rating before and
+    /// after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating: Option<crate::routes::ratings::RatingChangeView>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -184,6 +190,8 @@ pub struct GameView {
     pub castling: Vec<String>,
     /// Days per move: 1, 2, 3, 5, 7, 10 or 14; null for unlimited time.
     pub days_per_move: Option<i32>,
+    /// Whether the result changes the players' ratings.
+    pub rated: bool,
     pub options: OptionsView,
     /// Seats that started allied (R11).
     pub allies: Option<Vec<String>>,
@@ -250,7 +258,7 @@ pub fn hands(pos: &Position) -> BTreeMap<String, BTreeMap<String, u8>> {
 
 /// The game as `viewer` sees it (legal moves only for the player to move).
 pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
-    let (g, proposals) = (&state.game, &state.proposals);
+    let (g, proposals, ratings) = (&state.game, &state.proposals, &state.ratings);
     let pos = g.position();
     let started = matches!(g.status(), Status::Active | Status::Finished) || g.row.imported;
     let out = eliminations(g);
@@ -277,10 +285,15 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
             PlayerView {
                 seat: name.to_owned(),
                 username: s.username.clone(),
+                bot: s.bot_level.is_some(),
                 label: s.label().map(str::to_owned),
                 state,
                 elimination: out.get(name).cloned(),
                 in_check: started && pos.is_alive(s.seat) && pos.in_check(s.seat),
+                rating: ratings
+                    .iter()
+                    .find(|c| Some(c.user_id.as_str()) == s.user_id.as_deref())
+                    .map(Into::into),
             }
         })
         .collect();
@@ -337,6 +350,7 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
         hands: hands(pos),
         castling: seats(pos.castling()),
         days_per_move: g.row.days_per_move,
+        rated: g.row.rated,
         options: OptionsView {
             stuck_piece: g.row.stuck_piece.clone(),
             illumination: g.row.illumination.clone(),
@@ -423,6 +437,8 @@ pub struct GameSummary {
     pub your_seat: Option<String>,
     pub your_turn: bool,
     pub days_per_move: Option<i32>,
+    /// Whether the result changes the players' ratings.
+    pub rated: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -435,10 +451,12 @@ impl From<Listed> for GameSummary {
                 .map(|s| PlayerView {
                     seat: seat_name(s.seat).to_owned(),
                     username: s.username.clone(),
+                    bot: s.bot_level.is_some(),
                     label: s.label().map(str::to_owned),
                     state: s.state.as_str().to_owned(),
                     elimination: None,
                     in_check: false,
+                    rating: None,
                 })
                 .collect(),
             id: l.row.id.into_string(),
@@ -451,6 +469,7 @@ impl From<Listed> for GameSummary {
             your_seat: l.your_seat.map(|p| seat_name(p).to_owned()),
             your_turn: l.your_turn,
             days_per_move: l.row.days_per_move,
+            rated: l.row.rated,
             created_at: utc(l.row.created_at),
             updated_at: utc(l.row.updated_at),
         }

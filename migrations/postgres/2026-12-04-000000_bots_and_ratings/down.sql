@@ -1,0 +1,6 @@
+DROP TABLE rating_changes;
+DROP TABLE ratings;
+ALTER TABLE games DROP COLUMN rated;
+DROP TABLE bot_jobs;
+DELETE FROM users WHERE bot_level IS NOT NULL;
+ALTER TABLE users DROP COLUMN bot_level;
