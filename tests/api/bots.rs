@@ -59,6 +59,45 @@ async fn bot_jobs(app: &TestApp, id: &str) -> Vec<(String, i32, String, i32)> {
     .await
 }
 
+/// The moves the bots played: (ply, notation).
+async fn moves_by_bots(app: &TestApp, token: &str, id: &str) -> Vec<(i32, String)> {
+    let moves: Value = app
+        .authed(
+            Method::GET,
+            &format!("/api/v1/games/{id}/moves"),
+            token,
+            None,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    moves
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["kind"] == "move")
+        .filter(|m| m["username"].as_str().unwrap().starts_with("sannin-bot-"))
+        .map(|m| {
+            let ply = m["ply"].as_i64().unwrap() as i32;
+            (ply, m["notation"].as_str().unwrap().to_owned())
+        })
+        .collect()
+}
+
+/// What each of the game's bot jobs did, in their order.
+async fn job_results(app: &TestApp, id: &str) -> Vec<String> {
+    let id = id.to_owned();
+    app.with_connection(move |conn| {
+        sannin::db::bots::of_game(conn, &id)
+            .unwrap()
+            .into_iter()
+            .map(|j| j.result.unwrap_or_default())
+            .collect()
+    })
+    .await
+}
+
 /// R11, R35, R30: a human allied with a level-2 bot against a level-1 bot
 /// (which moves first) plays random legal moves; the bots answer every
 /// turn; after 20 of its moves the human resigns, which ends the game (an
@@ -112,7 +151,7 @@ async fn a_human_and_two_bots_finish_a_rated_game(backend: Backend) {
             .await;
         assert_eq!(res.status(), StatusCode::CREATED, "{mv}");
     }
-    let g = app.game_json(&human, &id).await;
+    let g = turn_of(&app, &human, &id, "first").await;
     if g["status"] == "active" {
         let res = app
             .authed(
@@ -126,15 +165,24 @@ async fn a_human_and_two_bots_finish_a_rated_game(backend: Backend) {
     }
     let g = app.game_json(&human, &id).await;
     assert_eq!(g["status"], "finished", "{g}");
+    // Every bot move was one job, done at the first attempt, and every
+    // done job is a stored move.
+    let bot_moves = moves_by_bots(&app, &human, &id).await;
+    assert!(bot_moves.len() >= 2, "the bots moved: {bot_moves:?}");
     let jobs = bot_jobs(&app, &id).await;
-    assert!(jobs.len() >= 20, "the bots moved: {jobs:?}");
-    for (kind, ply, status, attempts) in &jobs {
-        assert_eq!(
-            (kind.as_str(), status.as_str(), *attempts),
-            ("move", "done", 1),
-            "ply {ply}"
-        );
-    }
+    let done: Vec<(i32, String)> = jobs
+        .iter()
+        .map(|(kind, ply, status, attempts)| {
+            assert_eq!(
+                (kind.as_str(), status.as_str(), *attempts),
+                ("move", "done", 1),
+                "ply {ply}"
+            );
+            *ply
+        })
+        .zip(job_results(&app, &id).await)
+        .collect();
+    assert_eq!(done, bot_moves);
 
     // The ratings: places from the result, updated as Weng-Lin has it.
     let place = |seat: usize| g["players"][seat]["rating"]["place"].as_i64().unwrap() as usize;
@@ -191,12 +239,18 @@ async fn a_human_and_two_bots_finish_a_rated_game(backend: Backend) {
 }
 
 /// With two server processes on one database, each bot turn is claimed,
+/// (the human allied with one bot, so that its elimination ends the game)
 /// thought about and played once.
 async fn two_processes_never_both_move_for_a_bot(backend: Backend) {
     let a = spawn_app_with(backend, quick_bots).await;
     let b = a.restart_with(quick_bots).await;
     let human = signed_in(&a, "hp_alice").await;
-    let game = created(&a, &human, json!({"seat": "first", "bots": [1, 2]})).await;
+    let game = created(
+        &a,
+        &human,
+        json!({"seat": "first", "bots": [1, 2], "allies": ["first", "middle"]}),
+    )
+    .await;
     let id = game["id"].as_str().unwrap().to_owned();
     for round in 0..6 {
         let app = if round % 2 == 0 { &a } else { &b };
@@ -212,7 +266,6 @@ async fn two_processes_never_both_move_for_a_bot(backend: Backend) {
     }
     turn_of(&a, &human, &id, "first").await;
     let jobs = bot_jobs(&a, &id).await;
-    assert!(jobs.len() >= 10, "{jobs:?}");
     for (kind, ply, status, attempts) in &jobs {
         assert_eq!(
             (kind.as_str(), status.as_str(), *attempts),
@@ -220,6 +273,13 @@ async fn two_processes_never_both_move_for_a_bot(backend: Backend) {
             "ply {ply}"
         );
     }
+    let played: Vec<(i32, String)> = jobs
+        .iter()
+        .map(|j| j.1)
+        .zip(job_results(&a, &id).await)
+        .collect();
+    assert_eq!(played, moves_by_bots(&a, &human, &id).await);
+    assert!(played.len() >= 2, "{played:?}");
     // Every ply has one move, by whoever was to move.
     let moves: Value = a
         .authed(
