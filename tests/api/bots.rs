@@ -239,8 +239,8 @@ async fn a_human_and_two_bots_finish_a_rated_game(backend: Backend) {
 }
 
 /// With two server processes on one database, each bot turn is claimed,
-/// (the human allied with one bot, so that its elimination ends the game)
-/// thought about and played once.
+/// thought about and played once. (The human is allied with one bot, so
+/// that its elimination would end the game.)
 async fn two_processes_never_both_move_for_a_bot(backend: Backend) {
     let a = spawn_app_with(backend, quick_bots).await;
     let b = a.restart_with(quick_bots).await;
