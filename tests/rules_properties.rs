@@ -162,6 +162,10 @@ fn check_position(pos: &Position, rng: &mut XorShift) -> Result<(), TestCaseErro
     let s = pos.to_string();
     let legal = pos.legal_moves();
 
+    // The Zobrist key kept up along the way is the one computed afresh.
+    let parsed = Position::parse(&s).expect("a position string parses");
+    prop_assert_eq!(pos.key(), parsed.key(), "key drifted in {}", s);
+
     // Generation: counting agrees with listing, and no move is listed twice.
     prop_assert_eq!(pos.count_legal_moves(), legal.len() as u64, "in {}", s);
     let set: HashSet<Move> = legal.iter().copied().collect();

@@ -200,7 +200,7 @@ impl Position {
             }
             _ => false,
         };
-        make_raw(self, x, mv);
+        make_raw::<true>(self, x, mv);
         self.ply = self.ply.saturating_add(1);
 
         // R26: the Garden.

@@ -24,7 +24,7 @@ pub(crate) fn why_illegal(pos: &Position, us: Player, mv: Move) -> Illegal {
 
 fn safety(pos: &Position, us: Player, mv: Move) -> Result<(), Illegal> {
     let mut p = *pos;
-    super::movegen::make_raw(&mut p, us, mv);
+    super::movegen::make_raw::<false>(&mut p, us, mv);
     if p.in_check(us) {
         return Err(Illegal::new(
             K::LeavesKingInCheck,

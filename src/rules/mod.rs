@@ -22,6 +22,7 @@ mod piece;
 mod player;
 mod position;
 mod tables;
+mod zobrist;
 
 pub use apply::{Elimination, Event};
 pub use bitboard::Bitboard;

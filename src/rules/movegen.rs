@@ -14,6 +14,7 @@ use super::piece::{Kind, Piece};
 use super::player::{Player, PlayerSet};
 use super::position::{others, Position};
 use super::tables::{attacks, between, first_blocker, FAR_EDGE, RAYS, SLIDES, TERRITORY};
+use super::zobrist;
 
 /// Receives generated moves, possibly as whole destination sets.
 pub(crate) trait Sink {
@@ -105,15 +106,31 @@ impl<F: FnMut(Move)> Sink for Each<F> {
 }
 
 /// Applies a move to the board only: captures, hands, promotion, castling right of a
-/// king that moves (R14, R15, R21). No after-move effects.
-pub(crate) fn make_raw(pos: &mut Position, us: Player, mv: Move) {
+/// king that moves (R14, R15, R21). No after-move effects. With `KEYED`, the
+/// position's Zobrist key follows (legality tests on a copy skip it).
+#[inline]
+pub(crate) fn make_raw<const KEYED: bool>(pos: &mut Position, us: Player, mv: Move) {
+    let mut key = 0;
+    let to_hand = |pos: &mut Position, kind: usize, key: &mut u64| {
+        let slot = &mut pos.hands[us.index()][kind];
+        if KEYED {
+            *key ^= zobrist::hand(us, kind, *slot) ^ zobrist::hand(us, kind, *slot + 1);
+        }
+        *slot += 1;
+    };
     match mv {
         Move::Board { from, to, promote } => {
             let Some(mut piece) = pos.take(from) else {
                 return;
             };
+            if KEYED {
+                key ^= zobrist::piece(piece, from.index());
+            }
             if let Some(captured) = pos.take(to) {
-                pos.hands[us.index()][captured.kind.hand_index()] += 1;
+                if KEYED {
+                    key ^= zobrist::piece(captured, to.index());
+                }
+                to_hand(pos, captured.kind.hand_index(), &mut key);
             }
             if promote {
                 if let Some(k) = piece.kind.promoted() {
@@ -123,19 +140,37 @@ pub(crate) fn make_raw(pos: &mut Position, us: Player, mv: Move) {
             if piece.kind.is_king() {
                 pos.castling.remove(us);
             }
+            if KEYED {
+                key ^= zobrist::piece(piece, to.index());
+            }
             pos.put(to, piece);
         }
         Move::Drop { kind, to } => {
-            pos.hands[us.index()][kind.hand_index()] -= 1;
-            pos.put(to, Piece { kind, owner: us });
+            let slot = &mut pos.hands[us.index()][kind.hand_index()];
+            if KEYED {
+                key ^= zobrist::hand(us, kind.hand_index(), *slot)
+                    ^ zobrist::hand(us, kind.hand_index(), *slot - 1);
+            }
+            *slot -= 1;
+            let piece = Piece { kind, owner: us };
+            if KEYED {
+                key ^= zobrist::piece(piece, to.index());
+            }
+            pos.put(to, piece);
         }
         Move::Illuminate { targets, .. } => {
             for &c in targets.cells() {
                 if let Some(captured) = pos.take(c) {
-                    pos.hands[us.index()][captured.kind.hand_index()] += 1;
+                    if KEYED {
+                        key ^= zobrist::piece(captured, c.index());
+                    }
+                    to_hand(pos, captured.kind.hand_index(), &mut key);
                 }
             }
         }
+    }
+    if KEYED {
+        pos.placement ^= key;
     }
 }
 
@@ -143,7 +178,7 @@ pub(crate) fn make_raw(pos: &mut Position, us: Player, mv: Move) {
 /// mover's pieces (alliance as before the move).
 pub(crate) fn legal_after(pos: &Position, us: Player, mv: Move) -> bool {
     let mut p = *pos;
-    make_raw(&mut p, us, mv);
+    make_raw::<false>(&mut p, us, mv);
     let occ = p.occ();
     let Some(k) = p.king(us) else { return false };
     if p.is_attacked(k, occ, others(us)) {

@@ -7,13 +7,14 @@ use super::options::Options;
 use super::piece::{Kind, Piece, KIND_COUNT};
 use super::player::{Alliance, Player, PlayerSet};
 use super::tables::{self, DIR_TO, LINES, RAYS, REV_STEPS, SLIDES};
+use super::zobrist;
 use std::fmt;
 use std::fmt::Write as _;
 
 /// The start position (R10, R32).
 pub const START: &str = "Ll1Pl1Pf1Lf/SlBlPl2PfRfSf/Gl1Pl3Pf1Gf/Kl1Pl4Pf1Kf/Gl1Nl5Nf1Gf/Sl1Pl6Pf1Sf/LlRlPl7PfBfLf/1Pl8Pf1/Pl9Pf/10/PmPmPmPmNmPmPmPmPm/1Bm4Rm1/LmSmGmKmGmSmLm f - - fml 1";
 
-const EMPTY: u8 = u8::MAX;
+pub(crate) const EMPTY: u8 = u8::MAX;
 
 /// How a game ended.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -115,6 +116,9 @@ pub struct Position {
     pub(crate) ply: u32,
     pub(crate) outcome: Option<Outcome>,
     pub(crate) options: Options,
+    /// The Zobrist key of the pieces on the board and in hand (see
+    /// `zobrist`), kept up to date as the rules play.
+    pub(crate) placement: u64,
 }
 
 impl Default for Position {
@@ -280,9 +284,14 @@ impl Position {
     /// Removes every piece of `p`, on the board and in hand (R27).
     pub(crate) fn remove_player(&mut self, p: Player) {
         for c in Bitboard(self.by_player[p.index()]) {
-            self.take(c);
+            if let Some(piece) = self.take(c) {
+                self.placement ^= zobrist::piece(piece, c.index());
+            }
         }
-        self.hands[p.index()] = [0; 7];
+        for (kind, n) in self.hands[p.index()].iter_mut().enumerate() {
+            self.placement ^= zobrist::hand(p, kind, *n) ^ zobrist::hand(p, kind, 0);
+            *n = 0;
+        }
         self.castling.remove(p);
     }
 
@@ -292,6 +301,12 @@ impl Position {
             if let Some(piece) = self.piece_at(k) {
                 if piece.kind == Kind::King {
                     self.take(k);
+                    let promoted = Piece {
+                        kind: Kind::PKing,
+                        owner: p,
+                    };
+                    self.placement ^=
+                        zobrist::piece(piece, k.index()) ^ zobrist::piece(promoted, k.index());
                     self.put(
                         k,
                         Piece {
@@ -405,7 +420,10 @@ impl Position {
 
     /// Parses a position string (R32) with default options. Never panics.
     pub fn parse(s: &str) -> Result<Position, PositionError> {
-        super::notation::parse_position(s)
+        super::notation::parse_position(s).map(|mut pos| {
+            pos.placement = pos.placement_from_scratch();
+            pos
+        })
     }
 
     /// An empty board with nothing set; the parser fills it.
@@ -421,6 +439,7 @@ impl Position {
             ply: 1,
             outcome: None,
             options: Options::default(),
+            placement: 0,
         }
     }
 
@@ -558,6 +577,7 @@ impl Position {
                 Outcome::Draw(t)
             }
         });
+        out.placement = out.placement_from_scratch();
         out
     }
 }
