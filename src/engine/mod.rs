@@ -6,11 +6,14 @@
 //! together, which turns the three-player tree into a two-sided one that
 //! alpha-beta can prune. Best-reply search (Schadd & Winands, 2011) is the
 //! alternative to measure it against once `match` can play them off. Iterative
-//! deepening keeps the best move of the last finished depth; moves are
-//! ordered by the previous iteration's best, then captures by the value of
-//! the piece taken, promotions, two killer moves per ply, then the rest. The
-//! move buffers are allocated once per search, so the inner loop does not
-//! touch the heap.
+//! deepening keeps the best move of the last finished depth; a
+//! transposition table keyed by the rules' Zobrist key (`Position::key`,
+//! kept up incrementally as moves are played) returns what a position's
+//! earlier search proved and names its best move; moves are ordered by that
+//! move, then captures by the value of the piece taken, promotions, two
+//! killer moves per ply, then the rest by their history (how often each cut
+//! the search off). The table and the move buffers are allocated once per
+//! search, so the inner loop does not touch the heap.
 
 mod eval;
 mod search;

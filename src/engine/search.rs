@@ -10,6 +10,32 @@ use crate::rules::{Move, Piece, Player, Position};
 const MAX_DEPTH: usize = 32;
 /// Room for the moves of every ply of one line.
 const BUFFER: usize = 512 * MAX_DEPTH;
+/// Transposition table entries (a power of two): 2^18 of 24 bytes, 6 MiB.
+const TT_ENTRIES: usize = 1 << 18;
+/// History slots: a move's origin (a cell, or a drop's kind) by its target.
+const HISTORY: usize = (127 + 14) * 127;
+
+/// What a finished search of a position found, kept by its Zobrist key.
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    key: u64,
+    best: Option<Move>,
+    score: i32,
+    /// Plies searched below it.
+    depth: u8,
+    bound: Bound,
+}
+
+/// How `Entry::score` relates to the position's value.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum Bound {
+    #[default]
+    Exact,
+    /// The value is at least the score (the search failed high).
+    Lower,
+    /// The value is at most the score (it failed low).
+    Upper,
+}
 
 /// When to stop: after `depth` plies, `nodes` positions, or when `stop`
 /// says so (a time limit; asked every 1,024 nodes). The deepest finished
@@ -85,6 +111,10 @@ struct Searcher<'a> {
     /// Moves with their ordering scores, one slice per ply.
     buffer: Vec<(i32, Move)>,
     killers: [[Option<Move>; 2]; MAX_DEPTH],
+    /// Positions already searched, by key (replace always).
+    table: Vec<Entry>,
+    /// How often a quiet move cut the search off, weighted by depth².
+    history: Vec<i32>,
 }
 
 /// Searches `pos` for its player to move.
@@ -113,6 +143,8 @@ pub fn search(pos: &Position, limits: &Limits) -> Option<SearchResult> {
         stopped: false,
         buffer: Vec::with_capacity(BUFFER),
         killers: [[None; 2]; MAX_DEPTH],
+        table: vec![Entry::default(); TT_ENTRIES],
+        history: vec![0; HISTORY],
     };
     let max_depth = limits
         .depth
@@ -199,14 +231,38 @@ impl Searcher<'_> {
         if depth == 0 || ply >= MAX_DEPTH || !pos.is_alive(self.root) || self.out_of_budget() {
             return evaluate(pos, self.root);
         }
+        let key = pos.key();
+        let slot = (key as usize) & (TT_ENTRIES - 1);
+        let entry = self.table[slot];
+        let hit = entry.key == key;
+        if hit && u32::from(entry.depth) >= depth {
+            let usable = match entry.bound {
+                Bound::Exact => true,
+                Bound::Lower => entry.score >= beta,
+                Bound::Upper => entry.score <= alpha,
+            };
+            if usable {
+                return entry.score;
+            }
+        }
+        let hinted = if hit { entry.best } else { None };
+        let (alpha0, beta0) = (alpha, beta);
         let maximising = to_move == self.root;
         let start = self.buffer.len();
         let killers = self.killers[ply];
-        let buffer = &mut self.buffer;
-        pos.for_each_legal_move(|m| buffer.push((order_score(pos, m, &killers), m)));
+        let (buffer, history) = (&mut self.buffer, &self.history);
+        pos.for_each_legal_move(|m| {
+            let score = if Some(m) == hinted {
+                i32::MAX
+            } else {
+                order_score(pos, m, &killers, history)
+            };
+            buffer.push((score, m))
+        });
         let end = self.buffer.len();
         self.buffer[start..end].sort_unstable_by_key(|(score, _)| std::cmp::Reverse(*score));
         let mut best = if maximising { -MATE - 1 } else { MATE + 1 };
+        let mut best_move = None;
         for i in start..end {
             let mv = self.buffer[i].1;
             let mut child = *pos;
@@ -215,11 +271,18 @@ impl Searcher<'_> {
             if self.stopped {
                 break;
             }
+            let better = if maximising {
+                value > best
+            } else {
+                value < best
+            };
+            if better {
+                best = value;
+                best_move = Some(mv);
+            }
             if maximising {
-                best = best.max(value);
                 alpha = alpha.max(value);
             } else {
-                best = best.min(value);
                 beta = beta.min(value);
             }
             if alpha >= beta {
@@ -229,17 +292,47 @@ impl Searcher<'_> {
                         k[1] = k[0];
                         k[0] = Some(mv);
                     }
+                    let h = &mut self.history[history_slot(mv)];
+                    *h = h.saturating_add((depth * depth) as i32);
                 }
                 break;
             }
         }
         self.buffer.truncate(start);
+        if !self.stopped {
+            let bound = if best <= alpha0 {
+                Bound::Upper
+            } else if best >= beta0 {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            self.table[slot] = Entry {
+                key,
+                best: best_move,
+                score: best,
+                depth: depth.min(u8::MAX as u32) as u8,
+                bound,
+            };
+        }
         best
     }
 }
 
-/// Captures first, by the value taken; then promotions, killers, the rest.
-fn order_score(pos: &Position, mv: Move, killers: &[Option<Move>; 2]) -> i32 {
+/// Where a move's history is counted: its origin (a cell, or a drop's
+/// kind) by its target.
+fn history_slot(mv: Move) -> usize {
+    let (from, to) = match mv {
+        Move::Board { from, to, .. } => (from.index(), to.index()),
+        Move::Drop { kind, to } => (127 + kind.index(), to.index()),
+        Move::Illuminate { king, .. } => (king.index(), king.index()),
+    };
+    from * 127 + to
+}
+
+/// Captures first, by the value taken; then promotions, killers, the rest
+/// by their history.
+fn order_score(pos: &Position, mv: Move, killers: &[Option<Move>; 2], history: &[i32]) -> i32 {
     let mut score = 0;
     if let Some(victim) = captured(pos, mv) {
         score += 10_000 + piece_value(victim.kind);
@@ -252,6 +345,8 @@ fn order_score(pos: &Position, mv: Move, killers: &[Option<Move>; 2]) -> i32 {
     }
     if killers.contains(&Some(mv)) {
         score += 1_000;
+    } else {
+        score += history[history_slot(mv)].min(999);
     }
     score
 }
