@@ -148,3 +148,40 @@ fn a_match_plays_whole_games_and_prints_a_share_last() {
     assert!(lines[6].starts_with("A (level 2) scored "), "{out}");
     assert!(lines[6].contains("fair share is 3.00"), "{out}");
 }
+
+#[test]
+fn r26_the_threat_of_an_unguarded_garden_weighs_heavily() {
+    use sannin::engine::evaluate;
+    use sannin::rules::Player;
+    // Middle to move, First's king next to the empty, unguarded Garden.
+    let threatened = Position::parse("7/8/9/10/11/12/Kl6Kf5/12/11/10/9/8/3Km3 m - - - 1").unwrap();
+    // The same king two steps away.
+    let calm = Position::parse("7/8/9/10/11/12/Kl5Kf6/12/11/10/9/8/3Km3 m - - - 1").unwrap();
+    let (a, b) = (
+        evaluate(&threatened, Player::Middle),
+        evaluate(&calm, Player::Middle),
+    );
+    assert!(
+        b - a >= 500,
+        "the threat costs Middle {} ({a} against {b})",
+        b - a
+    );
+}
+
+#[test]
+fn r29_a_bot_allies_only_when_it_does_not_lead() {
+    use sannin::engine::accepts_alliance;
+    use sannin::rules::Player::{First, Last, Middle};
+    // At the start everyone stands equal: nobody needs an ally.
+    let start = Position::parse(START).unwrap();
+    assert!(!accepts_alliance(&start, Middle, First));
+    // Middle without its rook stands worst: it takes any ally; First, level
+    // with Last, does not ally with the weakest against its equal.
+    let weak_middle = START.replace("1Bm4Rm1", "1Bm6");
+    let pos = Position::parse(&weak_middle).unwrap();
+    assert!(accepts_alliance(&pos, Middle, First));
+    assert!(accepts_alliance(&pos, Middle, Last));
+    assert!(!accepts_alliance(&pos, First, Middle));
+    // Nobody allies with itself.
+    assert!(!accepts_alliance(&pos, Middle, Middle));
+}

@@ -26,11 +26,11 @@ pub struct MatchArgs {
     /// How many games (a multiple of 6 plays each arrangement equally).
     #[arg(long, default_value_t = 6)]
     pub games: u32,
-    /// Level A.
-    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
+    /// Level A (0: a random mover, a uniformly random legal move).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=5))]
     pub a: u8,
-    /// Level B.
-    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
+    /// Level B (0: a random mover).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=5))]
     pub b: u8,
     /// Time per move, on top of each level's own limits.
     #[arg(long, value_name = "MS", default_value_t = 100)]
@@ -77,9 +77,12 @@ pub fn run(cmd: EngineCommand) -> ExitCode {
     }
 }
 
-/// Which level sits at each seat (first, middle, last) in game `n`: the
+/// A player of a match: a level, or (0) a random mover.
+type Side = u8;
+
+/// Which side sits at each seat (first, middle, last) in game `n`: the
 /// three seats of a lone A, then the three of a lone B.
-fn arrangement(n: u32, a: Level, b: Level) -> [Level; 3] {
+fn arrangement(n: u32, a: Side, b: Side) -> [Side; 3] {
     let (lone, pair) = if n % 6 < 3 { (a, b) } else { (b, a) };
     let mut seats = [pair; 3];
     seats[(n % 3) as usize] = lone;
@@ -87,10 +90,8 @@ fn arrangement(n: u32, a: Level, b: Level) -> [Level; 3] {
 }
 
 fn play_match(args: &MatchArgs) {
-    let (a, b) = (
-        Level::new(args.a).expect("clap checks the range"),
-        Level::new(args.b).expect("clap checks the range"),
-    );
+    use rand::{Rng as _, SeedableRng as _};
+    let (a, b) = (args.a, args.b);
     let (mut points, mut fair) = (0.0, 0.0);
     for n in 0..args.games {
         let seats = arrangement(n, a, b);
@@ -98,16 +99,25 @@ fn play_match(args: &MatchArgs) {
         while game.outcome().is_none() && game.position().ply() <= args.max_plies {
             let pos = *game.position();
             let Some(to_move) = pos.to_move() else { break };
-            let deadline = Instant::now() + Duration::from_millis(args.movetime);
-            let stop = move || Instant::now() >= deadline;
-            let mut limits =
-                seats[to_move.index()].limits(u64::from(n) << 16 | u64::from(pos.ply()));
-            limits.stop = Some(&stop);
-            let Some(result) = search(&pos, &limits) else {
-                break;
+            let seed = u64::from(n) << 16 | u64::from(pos.ply());
+            let best = match Level::new(seats[to_move.index()]) {
+                Some(level) => {
+                    let deadline = Instant::now() + Duration::from_millis(args.movetime);
+                    let stop = move || Instant::now() >= deadline;
+                    let mut limits = level.limits(seed);
+                    limits.stop = Some(&stop);
+                    let Some(result) = search(&pos, &limits) else {
+                        break;
+                    };
+                    result.best
+                }
+                None => {
+                    let legal = pos.legal_moves();
+                    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+                    legal[rng.random_range(0..legal.len())]
+                }
             };
-            game.play(result.best)
-                .expect("the engine plays legal moves");
+            game.play(best).expect("the engine plays legal moves");
         }
         let pos = *game.position();
         let shares: [f64; 3] = match game.outcome() {
@@ -127,9 +137,9 @@ fn play_match(args: &MatchArgs) {
         println!(
             "game {} seats {}/{}/{} plies {} {} A {:.2}",
             n + 1,
-            seats[0].number(),
-            seats[1].number(),
-            seats[2].number(),
+            seats[0],
+            seats[1],
+            seats[2],
             pos.ply() - 1,
             outcome,
             game_points
@@ -137,7 +147,7 @@ fn play_match(args: &MatchArgs) {
     }
     println!(
         "A (level {}) scored {points:.2} of {} points; its fair share is {fair:.2} ({:.0}%)",
-        a.number(),
+        a,
         args.games,
         if fair > 0.0 {
             100.0 * points / fair

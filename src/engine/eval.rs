@@ -40,6 +40,29 @@ fn distance(a: Cell, b: Cell) -> i32 {
     dc.abs().max(dr.abs()).max((dc - dr).abs())
 }
 
+/// R26: what a king near the Garden threatens. Next to it, with the Garden
+/// neither guarded by another player's piece nor held by one of its own,
+/// it wins on its next move unless stopped: nearly a queen's worth more.
+fn garden_threat(pos: &Position, p: Player, king: Cell) -> i32 {
+    match distance(king, GARDEN) {
+        1 => {
+            let held = pos.piece_at(GARDEN).is_some_and(|q| q.owner == p);
+            let guarded = Player::ALL.into_iter().filter(|q| *q != p).any(|q| {
+                let mut pieces = pos.pieces_of(q);
+                Iterator::any(&mut pieces, |c| pos.attacks_from(c).contains(GARDEN))
+            });
+            if held || guarded {
+                150
+            } else {
+                1_500
+            }
+        }
+        2 => 250,
+        3 => 60,
+        _ => 0,
+    }
+}
+
 /// One player's standing: material, and its king's safety and Garden threat.
 fn standing(pos: &Position, p: Player) -> i32 {
     let mut score = 0;
@@ -55,7 +78,7 @@ fn standing(pos: &Position, p: Player) -> i32 {
         // R26: a king that reaches the Garden while not allied wins.
         let allied = pos.alliance().is_some_and(|a| a.contains(p));
         if !allied {
-            score += 40 * (4 - distance(king, GARDEN)).max(0);
+            score += garden_threat(pos, p, king);
         }
         if pos.in_check(p) {
             score -= 150;

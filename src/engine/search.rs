@@ -66,13 +66,15 @@ impl Level {
         self.0
     }
 
-    /// The level's depth and noise; a time limit, if any, comes on top.
+    /// The level's depth and noise; a time limit, if any, comes on top:
+    /// 1 looks one ply ahead with a pawn of noise, 2 two plies with less, 3
+    /// and 4 three and four plies, 5 as deep as its time allows.
     pub fn limits<'a>(self, seed: u64) -> Limits<'a> {
         let (depth, noise) = match self.0 {
-            1 => (1, 300),
-            2 => (1, 60),
-            3 => (2, 20),
-            4 => (3, 0),
+            1 => (1, 100),
+            2 => (2, 40),
+            3 => (3, 0),
+            4 => (4, 0),
             _ => (MAX_DEPTH as u32, 0),
         };
         Limits {
