@@ -115,7 +115,9 @@ pub fn evaluate(pos: &Position, me: Player) -> i32 {
         against += standing(pos, p);
         enemies += 1;
     }
-    let mine = standing(pos, me) + ally.map_or(0, |a| standing(pos, a) / 2);
+    // An ally's fall ends the game against both (R28): its standing counts
+    // as one's own.
+    let mine = standing(pos, me) + ally.map_or(0, |a| standing(pos, a));
     if enemies == 0 {
         return mine;
     }

@@ -4,7 +4,8 @@
 //! The search is *paranoid* alpha-beta: the player to move at the root
 //! maximises its own evaluation, and both others are taken to minimise it
 //! together, which turns the three-player tree into a two-sided one that
-//! alpha-beta can prune. Best-reply search (Schadd & Winands, 2011) is the
+//! alpha-beta can prune. Once the root player is allied (R29), its ally
+//! maximises with it: the game is then two sides in earnest. Best-reply search (Schadd & Winands, 2011) is the
 //! alternative to measure it against once `match` can play them off. Iterative
 //! deepening keeps the best move of the last finished depth; a
 //! transposition table keyed by the rules' Zobrist key (`Position::key`,

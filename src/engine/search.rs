@@ -249,7 +249,11 @@ impl Searcher<'_> {
         }
         let hinted = if hit { entry.best } else { None };
         let (alpha0, beta0) = (alpha, beta);
-        let maximising = to_move == self.root;
+        // The root player and its ally (R29) play for the same side.
+        let maximising = to_move == self.root
+            || pos
+                .alliance()
+                .is_some_and(|a| a.ally_of(self.root) == Some(to_move));
         let start = self.buffer.len();
         let killers = self.killers[ply];
         let (buffer, history) = (&mut self.buffer, &self.history);
