@@ -185,3 +185,41 @@ fn r29_a_bot_allies_only_when_it_does_not_lead() {
     // Nobody allies with itself.
     assert!(!accepts_alliance(&pos, Middle, Middle));
 }
+
+#[test]
+fn best_reply_search_plays_legal_reproducible_moves_and_sees_the_garden() {
+    let best_reply = |d: u32| Limits {
+        depth: Some(d),
+        best_reply: true,
+        ..Limits::default()
+    };
+    let pos = Position::parse(GARDEN_IN_ONE).unwrap();
+    assert_eq!(
+        search(&pos, &best_reply(2)).unwrap().best,
+        Move::parse("6g7g").unwrap()
+    );
+    let mut pos = Position::parse(START).unwrap();
+    for ply in 0..16 {
+        if pos.is_over() {
+            break;
+        }
+        let a = search(&pos, &best_reply(3)).unwrap();
+        let b = search(&pos, &best_reply(3)).unwrap();
+        assert_eq!((a.best, a.nodes), (b.best, b.nodes), "ply {ply}");
+        assert!(pos.is_legal(a.best), "{} at ply {ply}", a.best);
+        pos.play_unchecked(a.best);
+    }
+}
+
+#[test]
+fn with_turn_hands_the_move_to_a_living_player_only() {
+    use sannin::rules::Player;
+    let start = Position::parse(START).unwrap();
+    let passed = start.with_turn(Player::Last);
+    assert_eq!(passed.to_move(), Some(Player::Last));
+    assert_ne!(passed.key(), start.key());
+    assert_eq!(passed.with_turn(Player::First).key(), start.key());
+    let mut over = Position::parse(GARDEN_IN_ONE).unwrap();
+    over.play_unchecked(Move::parse("6g7g").unwrap());
+    assert_eq!(over.with_turn(Player::Middle).to_move(), None);
+}

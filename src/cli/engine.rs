@@ -35,6 +35,12 @@ pub struct MatchArgs {
     /// Time per move, on top of each level's own limits.
     #[arg(long, value_name = "MS", default_value_t = 100)]
     pub movetime: u64,
+    /// A searches best-reply instead of paranoid.
+    #[arg(long)]
+    pub a_best_reply: bool,
+    /// B searches best-reply instead of paranoid.
+    #[arg(long)]
+    pub b_best_reply: bool,
     /// A game still running after this many plies is drawn among the living.
     #[arg(long, default_value_t = 300)]
     pub max_plies: u32,
@@ -59,6 +65,9 @@ pub struct BestmoveArgs {
     /// Seed of the level's randomness.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Search best-reply instead of paranoid.
+    #[arg(long)]
+    pub best_reply: bool,
 }
 
 pub fn run(cmd: EngineCommand) -> ExitCode {
@@ -80,12 +89,12 @@ pub fn run(cmd: EngineCommand) -> ExitCode {
 /// A player of a match: a level, or (0) a random mover.
 type Side = u8;
 
-/// Which side sits at each seat (first, middle, last) in game `n`: the
+/// Whether A sits at each seat (first, middle, last) in game `n`: the
 /// three seats of a lone A, then the three of a lone B.
-fn arrangement(n: u32, a: Side, b: Side) -> [Side; 3] {
-    let (lone, pair) = if n % 6 < 3 { (a, b) } else { (b, a) };
-    let mut seats = [pair; 3];
-    seats[(n % 3) as usize] = lone;
+fn arrangement(n: u32) -> [bool; 3] {
+    let lone_a = n % 6 < 3;
+    let mut seats = [!lone_a; 3];
+    seats[(n % 3) as usize] = lone_a;
     seats
 }
 
@@ -94,7 +103,8 @@ fn play_match(args: &MatchArgs) {
     let (a, b) = (args.a, args.b);
     let (mut points, mut fair) = (0.0, 0.0);
     for n in 0..args.games {
-        let seats = arrangement(n, a, b);
+        let is_a = arrangement(n);
+        let seats: [Side; 3] = is_a.map(|x| if x { a } else { b });
         let mut game = Game::new(Position::start());
         while game.outcome().is_none() && game.position().ply() <= args.max_plies {
             let pos = *game.position();
@@ -106,6 +116,11 @@ fn play_match(args: &MatchArgs) {
                     let stop = move || Instant::now() >= deadline;
                     let mut limits = level.limits(seed);
                     limits.stop = Some(&stop);
+                    limits.best_reply = if is_a[to_move.index()] {
+                        args.a_best_reply
+                    } else {
+                        args.b_best_reply
+                    };
                     let Some(result) = search(&pos, &limits) else {
                         break;
                     };
@@ -127,7 +142,7 @@ fn play_match(args: &MatchArgs) {
             Some(Outcome::Draw(drawn)) => share(drawn),
             None => share(pos.living()),
         };
-        let is_a = |i: usize| seats[i] == a && (a != b || i == 0);
+        let is_a = |i: usize| is_a[i];
         let game_points: f64 = (0..3).filter(|&i| is_a(i)).map(|i| shares[i]).sum();
         points += game_points;
         fair += (0..3).filter(|&i| is_a(i)).count() as f64 / 3.0;
@@ -187,6 +202,7 @@ fn bestmove(args: &BestmoveArgs) -> Result<(), String> {
         limits.depth = args.depth;
     }
     limits.nodes = args.nodes.or(limits.nodes);
+    limits.best_reply = args.best_reply;
     if deadline.is_some() {
         limits.stop = Some(&stop);
         if args.level.is_none() {

@@ -49,6 +49,10 @@ pub struct Limits<'a> {
     /// root move's score, from `seed`: weaker and varied play, reproducible.
     pub noise: i32,
     pub seed: u64,
+    /// Best-reply search (Schadd & Winands, 2011) instead of paranoid: at
+    /// the opponents' layer only one of them moves, whichever hurts most,
+    /// and the other passes.
+    pub best_reply: bool,
 }
 
 /// A level, 1 (a sensible legal move at once) to 5 (its whole budget).
@@ -110,8 +114,8 @@ struct Searcher<'a> {
     limits: &'a Limits<'a>,
     nodes: u64,
     stopped: bool,
-    /// Moves with their ordering scores, one slice per ply.
-    buffer: Vec<(i32, Move)>,
+    /// Moves with their ordering scores and mover's index, one slice per ply.
+    buffer: Vec<(i32, Move, u8)>,
     killers: [[Option<Move>; 2]; MAX_DEPTH],
     /// Positions already searched, by key (replace always).
     table: Vec<Entry>,
@@ -254,25 +258,52 @@ impl Searcher<'_> {
             || pos
                 .alliance()
                 .is_some_and(|a| a.ally_of(self.root) == Some(to_move));
+        let root = self.root;
+        let ally = pos.alliance().and_then(|a| a.ally_of(root));
+        // Who moves at this layer: the player to move, or in best-reply
+        // search at the opponents' layer either living opponent.
+        let best_reply = self.limits.best_reply && !maximising;
+        let mut movers = [Some(to_move), None];
+        if best_reply {
+            let mut them = Player::ALL
+                .into_iter()
+                .filter(|p| *p != root && Some(*p) != ally && pos.is_alive(*p));
+            movers = [them.next(), them.next()];
+        }
         let start = self.buffer.len();
         let killers = self.killers[ply];
         let (buffer, history) = (&mut self.buffer, &self.history);
-        pos.for_each_legal_move(|m| {
-            let score = if Some(m) == hinted {
-                i32::MAX
-            } else {
-                order_score(pos, m, &killers, history)
-            };
-            buffer.push((score, m))
-        });
+        for mover in movers.into_iter().flatten() {
+            let base = pos.with_turn(mover);
+            base.for_each_legal_move(|m| {
+                let score = if Some(m) == hinted {
+                    i32::MAX
+                } else {
+                    order_score(&base, m, &killers, history)
+                };
+                buffer.push((score, m, mover.index() as u8))
+            });
+        }
         let end = self.buffer.len();
-        self.buffer[start..end].sort_unstable_by_key(|(score, _)| std::cmp::Reverse(*score));
+        if end == start {
+            return evaluate(pos, root);
+        }
+        self.buffer[start..end].sort_unstable_by_key(|(score, ..)| std::cmp::Reverse(*score));
         let mut best = if maximising { -MATE - 1 } else { MATE + 1 };
         let mut best_move = None;
         for i in start..end {
-            let mv = self.buffer[i].1;
-            let mut child = *pos;
+            let (_, mv, mover) = self.buffer[i];
+            let mut child = pos.with_turn(Player::from_index(mover as usize));
             child.play_unchecked(mv);
+            if best_reply {
+                // The other opponent passes: the root player moves next.
+                if child
+                    .to_move()
+                    .is_some_and(|next| next != root && Some(next) != ally)
+                {
+                    child = child.with_turn(root);
+                }
+            }
             let value = self.value(&child, depth - 1, ply + 1, alpha, beta);
             if self.stopped {
                 break;

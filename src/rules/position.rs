@@ -145,6 +145,17 @@ impl Position {
         pos
     }
 
+    /// This position with `p` to move instead, as if the players between had
+    /// passed: for searches that skip a player (best-reply search). Not a
+    /// move: no rule is applied, and a finished game, or an eliminated `p`,
+    /// stays as it is.
+    pub fn with_turn(mut self, p: Player) -> Position {
+        if self.outcome.is_none() && self.is_alive(p) {
+            self.to_move = Some(p);
+        }
+        self
+    }
+
     /// This position with other rule options.
     pub fn with_options(mut self, options: Options) -> Position {
         self.options = options;
