@@ -35,9 +35,28 @@ pub struct RatingChangeRow {
     pub created_at: NaiveDateTime,
 }
 
-/// The ratings of `user_ids` that exist, locked to the end of the
-/// transaction on PostgreSQL (in id order, so two games finishing at once
-/// with a player in common take them one after the other).
+/// Inserts `fresh` ratings for players who have none yet (a row another
+/// transaction inserts first is left as it is), so that every player's row
+/// exists to be locked.
+pub fn ensure(conn: &mut DbConnection, fresh: &[RatingRow]) -> QueryResult<()> {
+    for row in fresh {
+        match conn {
+            DbConnection::Postgres(c) => diesel::insert_into(r::table)
+                .values(row)
+                .on_conflict_do_nothing()
+                .execute(c)?,
+            DbConnection::Sqlite(c) => diesel::insert_into(r::table)
+                .values(row)
+                .on_conflict_do_nothing()
+                .execute(c)?,
+        };
+    }
+    Ok(())
+}
+
+/// The ratings of `user_ids`, locked to the end of the transaction on
+/// PostgreSQL (in id order, so two games finishing at once with a player in
+/// common take them one after the other).
 pub fn for_update(conn: &mut DbConnection, user_ids: &[String]) -> QueryResult<Vec<RatingRow>> {
     let q = r::table
         .filter(r::user_id.eq_any(user_ids))
@@ -57,15 +76,12 @@ pub fn find(conn: &mut DbConnection, user_id: &str) -> QueryResult<Option<Rating
         .optional()
 }
 
-/// Writes a player's rating, inserting it the first time.
+/// Writes a player's rating (its row exists: see `ensure`).
 pub fn save(conn: &mut DbConnection, row: &RatingRow) -> QueryResult<()> {
-    let updated = diesel::update(r::table.find(&row.user_id))
+    diesel::update(r::table.find(&row.user_id))
         .set(row)
-        .execute(conn)?;
-    if updated == 0 {
-        diesel::insert_into(r::table).values(row).execute(conn)?;
-    }
-    Ok(())
+        .execute(conn)
+        .map(drop)
 }
 
 pub fn insert_changes(conn: &mut DbConnection, rows: &[RatingChangeRow]) -> QueryResult<()> {

@@ -100,6 +100,19 @@ pub(super) fn settle(
         .filter_map(|e| parse_seat(&e.seat).map(|p| (p, e.seq)))
         .collect();
     let places = places(outcome, &eliminated);
+    let start = WengLinRating::new();
+    let fresh: Vec<RatingRow> = users
+        .iter()
+        .map(|u| RatingRow {
+            user_id: UserId::from(u.as_str()),
+            mu: start.rating,
+            sigma: start.uncertainty,
+            display: display(start.rating, start.uncertainty),
+            games: 0,
+            updated_at: now,
+        })
+        .collect();
+    db::ratings::ensure(conn, &fresh)?;
     let stored = db::ratings::for_update(conn, &users)?;
     let current = |u: &str| stored.iter().find(|r| r.user_id == u);
     let before: [WengLinRating; 3] = std::array::from_fn(|i| {
