@@ -135,6 +135,20 @@ fn alliance_and_resignation_round_trip() {
 }
 
 #[test]
+fn agreed_draws_round_trip() {
+    let mut rng = Rng(2036);
+    let mut game = Game::new(Position::start());
+    play_random(&mut game, &mut rng, 11);
+    game.act(Action::DrawAgreed).expect("an agreed draw (R36)");
+    let text = round_trip(&game, &RecordMeta::default());
+    assert!(
+        text.contains("\ndraw:agreed {draw fml: agreement}\ndraw fml\n"),
+        "{text}"
+    );
+    assert!(text.contains("[Result \"draw fml\"]\n[Termination \"agreement\"]\n"));
+}
+
+#[test]
 fn time_outs_round_trip() {
     let mut rng = Rng(4242);
     let mut game = Game::new(Position::start());

@@ -3,8 +3,8 @@
 //! checked against R4's table by hand.
 
 use sannin::rules::{
-    Alliance, Cell, Elimination, Event, Game, Illumination, Kind, Move, Options, Outcome, Player,
-    Position, StuckPiece, WinReason, START,
+    Action, Alliance, Cell, DrawReason, Elimination, Event, Game, Illumination, Kind, Move,
+    Options, Outcome, Player, Position, StuckPiece, WinReason, START,
 };
 
 /// Builds an R32 string from `cell:token` pairs and the other five fields.
@@ -587,7 +587,13 @@ fn r31_the_fourth_occurrence_draws() {
         assert_eq!(g.outcome(), None, "ply {i}");
         g.play(mv(cycle[i % 6])).unwrap();
     }
-    assert_eq!(g.outcome(), Some(Outcome::Draw(Position::start().living())));
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Draw(
+            Position::start().living(),
+            DrawReason::Repetition
+        ))
+    );
     assert!(g.position().is_over());
 }
 
@@ -615,7 +621,7 @@ fn r31_a_game_resumed_from_its_stored_repetitions_draws_on_the_same_move() {
         g.play(mv(m)).unwrap();
         assert_eq!(resumed.position(), g.position());
     }
-    let drawn = Outcome::Draw(Position::start().living());
+    let drawn = Outcome::Draw(Position::start().living(), DrawReason::Repetition);
     assert_eq!(resumed.outcome(), Some(drawn));
     assert_eq!(resumed.entries().len(), 6, "only what happened since");
     // The outcome is stored beside the position, which has no field for it.
@@ -638,6 +644,8 @@ fn r31_a_game_resumed_from_its_stored_repetitions_draws_on_the_same_move() {
         "win f",
         "win f nope",
         "draw fm x",
+        "draw fm repetition",
+        "draw fm agreement x",
     ] {
         assert_eq!(Outcome::parse(bad), None, "{bad:?}");
     }
@@ -720,6 +728,30 @@ fn r35_resignation_passes_the_turn_only_if_the_resigner_was_to_move() {
             .code(),
         "not_playing"
     );
+}
+
+#[test]
+fn r36_an_agreed_draw_ends_the_game_among_the_living() {
+    let mut g = Game::new(Position::start());
+    g.play(mv("3d4d")).unwrap();
+    g.act(Action::Resign(Player::Middle)).unwrap();
+    let entry = g.act(Action::DrawAgreed).unwrap().clone();
+    let fl = Position::start()
+        .eliminate(Player::Middle, Elimination::Resigned)
+        .unwrap()
+        .0
+        .living();
+    let drawn = Outcome::Draw(fl, DrawReason::Agreement);
+    assert_eq!(entry.events, vec![Event::Finished(drawn)]);
+    assert_eq!(entry.player, None, "an agreement is no one player's act");
+    assert_eq!(g.outcome(), Some(drawn));
+    assert_eq!(g.position().to_move(), None);
+    // Stored beside the position, the reason survives.
+    assert_eq!(drawn.to_string(), "draw fl agreement");
+    assert_eq!(Outcome::parse("draw fl agreement"), Some(drawn));
+    // Nothing can follow it, not even a second agreement.
+    assert_eq!(g.act(Action::DrawAgreed).unwrap_err().code(), "game_over");
+    assert_eq!(g.play(mv("7k7j")).unwrap_err().code(), "game_over");
 }
 
 #[test]

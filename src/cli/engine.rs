@@ -139,7 +139,7 @@ fn play_match(args: &MatchArgs) {
             Some(Outcome::Win(w, _)) => {
                 std::array::from_fn(|i| f64::from(u8::from(i == w.index())))
             }
-            Some(Outcome::Draw(drawn)) => share(drawn),
+            Some(Outcome::Draw(drawn, _)) => share(drawn),
             None => share(pos.living()),
         };
         let is_a = |i: usize| is_a[i];

@@ -246,7 +246,7 @@ fn outcome(o: &Outcome) -> String {
                 WinReason::AllyEliminated => "an ally against it was eliminated",
             }
         ),
-        Outcome::Draw(set) => format!("draw among {}", set.letters()),
+        Outcome::Draw(set, r) => format!("draw among {} ({})", set.letters(), r.code()),
     }
 }
 

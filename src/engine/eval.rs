@@ -102,8 +102,8 @@ pub fn evaluate(pos: &Position, me: Player) -> i32 {
         return match outcome {
             Outcome::Win(w, _) if w == me => MATE - ply,
             Outcome::Win(..) => -MATE + ply,
-            Outcome::Draw(players) if players.contains(me) => 0,
-            Outcome::Draw(_) => -MATE + ply,
+            Outcome::Draw(players, _) if players.contains(me) => 0,
+            Outcome::Draw(..) => -MATE + ply,
         };
     }
     if !pos.is_alive(me) {

@@ -89,10 +89,10 @@ impl GameResult {
                 draw: None,
                 reason: win_reason(*reason).to_owned(),
             },
-            Outcome::Draw(set) => Self {
+            Outcome::Draw(set, reason) => Self {
                 winner: None,
                 draw: Some(set.iter().map(|p| seat_name(p).to_owned()).collect()),
-                reason: "repetition".to_owned(),
+                reason: reason.code().to_owned(),
             },
         }
     }

@@ -165,13 +165,14 @@ pub fn options_of(row: &GameRow) -> Options {
 }
 
 /// The text stored for an action: a move in R33 notation, `ally:fm`, `resign:m`,
-/// `timeout:l` (the same tokens as game records).
+/// `timeout:l`, `draw:agreed` (the same tokens as game records).
 pub fn action_notation(a: &Action) -> String {
     match a {
         Action::Move(m) => m.to_string(),
         Action::Alliance(al) => format!("ally:{al}"),
         Action::Resign(p) => format!("resign:{}", p.letter()),
         Action::TimeOut(p) => format!("timeout:{}", p.letter()),
+        Action::DrawAgreed => "draw:agreed".to_owned(),
     }
 }
 
@@ -181,6 +182,7 @@ pub fn action_kind(a: &Action) -> ActionKind {
         Action::Alliance(_) => ActionKind::Alliance,
         Action::Resign(_) => ActionKind::Resign,
         Action::TimeOut(_) => ActionKind::TimeOut,
+        Action::DrawAgreed => ActionKind::DrawAgreed,
     }
 }
 
@@ -195,6 +197,9 @@ pub fn parse_action(s: &str) -> Option<Action> {
     }
     if let Some(p) = s.strip_prefix("resign:") {
         return player(p).map(Action::Resign);
+    }
+    if s == "draw:agreed" {
+        return Some(Action::DrawAgreed);
     }
     if let Some(p) = s.strip_prefix("timeout:") {
         return player(p).map(Action::TimeOut);

@@ -32,7 +32,7 @@ pub fn display(mu: f64, sigma: f64) -> f64 {
 pub fn places(outcome: Outcome, eliminated: &[(Player, i32)]) -> [u8; 3] {
     let first: Vec<Player> = match outcome {
         Outcome::Win(w, _) => vec![w],
-        Outcome::Draw(set) => set.iter().collect(),
+        Outcome::Draw(set, _) => set.iter().collect(),
     };
     let out = |p: Player| eliminated.iter().find(|(q, _)| *q == p).map(|(_, s)| *s);
     // Groups from best to worst: the first; the others still in the game;

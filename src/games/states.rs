@@ -83,6 +83,7 @@ pub enum ActionKind {
     Alliance,
     Resign,
     TimeOut,
+    DrawAgreed,
 }
 
 words!(ActionKind {
@@ -90,6 +91,7 @@ words!(ActionKind {
     Alliance = "alliance",
     Resign = "resign",
     TimeOut = "timeout",
+    DrawAgreed = "draw_agreed",
 });
 crate::stored_as_text!(ActionKind, "game_actions.kind");
 
@@ -117,7 +119,7 @@ mod tests {
             assert_eq!(P::parse(s.as_str()), Some(s));
         }
         use ActionKind as A;
-        for k in [A::Move, A::Alliance, A::Resign, A::TimeOut] {
+        for k in [A::Move, A::Alliance, A::Resign, A::TimeOut, A::DrawAgreed] {
             assert_eq!(A::parse(k.as_str()), Some(k));
         }
         assert_eq!(Status::parse("bogus"), None);

@@ -45,7 +45,7 @@
 //! | `Allies` | the alliance in force at the start (`fm`, `fl`, `ml`), for games whose seats start allied (R11) |
 //! | `Position` | the start position as an R32 string, only when it is neither the standard start nor the allied start |
 //! | `Result` | required: `f`, `m` or `l` (that player won), `draw` and the players the draw is among (`draw fml`, `draw fm`), or `*` while the game goes on |
-//! | `Termination` | for finished games, why it ended: `garden`, `last_player_standing`, `ally_eliminated` (the engine's win reasons, R26, R28) or `repetition` (R31) |
+//! | `Termination` | for finished games, why it ended: `garden`, `last_player_standing`, `ally_eliminated` (the engine's win reasons, R26, R28), `repetition` (R31) or `agreement` (R36) |
 //!
 //! The start position is the `Position` tag if present (with `Allies`, when also
 //! present, agreeing with its alliance field); otherwise the allied start of `Allies`;
@@ -58,6 +58,7 @@
 //!   otherwise) and go up by one per move; `12.7k7j` is read too;
 //! - a voluntary alliance (R29): `ally:fm`;
 //! - a resignation or a time-out (R35): `resign:m`, `timeout:l`;
+//! - a draw all living players agreed to (R36): `draw:agreed`;
 //! - comments in braces, `{…}`, anywhere among the actions; they do not nest and end at
 //!   the first `}`. Readers skip them (they are kept in [`Record::comments`]);
 //! - last, the result token, the same text as the `Result` tag: `f`, `m`, `l`,
@@ -182,7 +183,7 @@ impl RecordResult {
         match outcome {
             None => RecordResult::Ongoing,
             Some(Outcome::Win(p, _)) => RecordResult::Win(p),
-            Some(Outcome::Draw(s)) => RecordResult::Draw(s),
+            Some(Outcome::Draw(s, _)) => RecordResult::Draw(s),
         }
     }
 }
@@ -246,16 +247,17 @@ fn parse_player_set(s: &str) -> Option<PlayerSet> {
 pub fn termination(outcome: Outcome) -> &'static str {
     match outcome {
         Outcome::Win(_, reason) => reason.code(),
-        Outcome::Draw(_) => "repetition",
+        Outcome::Draw(_, reason) => reason.code(),
     }
 }
 
 /// Every `Termination` value.
-const TERMINATIONS: [&str; 4] = [
+const TERMINATIONS: [&str; 5] = [
     "garden",
     "last_player_standing",
     "ally_eliminated",
     "repetition",
+    "agreement",
 ];
 
 /// Tag names the format gives a meaning to, in the order the writer puts them.

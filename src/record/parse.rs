@@ -324,10 +324,11 @@ impl Parser<'_> {
                     })?),
                     "resign" => Action::Resign(player()?),
                     "timeout" => Action::TimeOut(player()?),
+                    "draw" if arg == "agreed" => Action::DrawAgreed,
                     _ => {
                         return Err(RecordError::syntax(
                             loc,
-                            format!("`{verb}:` is not an action; the actions besides moves are `ally:`, `resign:` and `timeout:`"),
+                            format!("`{verb}:` is not an action; the actions besides moves are `ally:`, `resign:`, `timeout:` and `draw:agreed`"),
                         ))
                     }
                 };

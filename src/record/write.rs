@@ -4,7 +4,8 @@ use super::{is_tag_name, tag, termination, Comment, Loc, Record, RecordMeta, Rec
 use crate::rules::{Action, Alliance, Event, Game, Outcome, Player, Position};
 use std::fmt::Write as _;
 
-/// An action other than a move, as its token (`ally:fm`, `resign:m`, `timeout:l`); a move
+/// An action other than a move, as its token (`ally:fm`, `resign:m`, `timeout:l`,
+/// `draw:agreed`); a move
 /// as its R33 string, without its number.
 pub(super) fn action_token(action: &Action) -> String {
     match action {
@@ -12,6 +13,7 @@ pub(super) fn action_token(action: &Action) -> String {
         Action::Alliance(a) => format!("ally:{a}"),
         Action::Resign(p) => format!("resign:{}", p.letter()),
         Action::TimeOut(p) => format!("timeout:{}", p.letter()),
+        Action::DrawAgreed => "draw:agreed".to_owned(),
     }
 }
 
@@ -114,7 +116,7 @@ fn describe(events: &[Event]) -> Option<String> {
             Event::Finished(outcome @ Outcome::Win(p, _)) => {
                 Some(format!("{} wins: {}", p.letter(), termination(outcome)))
             }
-            Event::Finished(outcome @ Outcome::Draw(s)) => {
+            Event::Finished(outcome @ Outcome::Draw(s, _)) => {
                 Some(format!("draw {}: {}", s.letters(), termination(outcome)))
             }
         })

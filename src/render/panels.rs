@@ -5,7 +5,7 @@ use super::board::{badge, piece_body};
 use super::geom::{self, View};
 use super::palette;
 use super::xml::{clip, escape, num};
-use crate::rules::{Kind, Move, Outcome, Player, Position, WinReason};
+use crate::rules::{DrawReason, Kind, Move, Outcome, Player, Position, WinReason};
 use std::fmt::Write as _;
 
 const PANEL_W: f64 = 236.0;
@@ -255,12 +255,13 @@ fn status_panel(
         }
         (None, draw) => {
             heading(s, "Drawn");
-            if let Some(Outcome::Draw(among)) = draw {
+            if let Some(Outcome::Draw(among, reason)) = draw {
                 let who: Vec<String> = among.iter().map(|p| names.short(p)).collect();
-                lines.push((
-                    format!("Repetition; among {}", who.join(", ")),
-                    palette::INK,
-                ));
+                let why = match reason {
+                    DrawReason::Repetition => "Repetition",
+                    DrawReason::Agreement => "Agreed",
+                };
+                lines.push((format!("{why}; among {}", who.join(", ")), palette::INK));
             }
         }
     }

@@ -4,7 +4,7 @@ use super::apply::{Elimination, Event};
 use super::error::Illegal;
 use super::moves::Move;
 use super::player::{Alliance, Player};
-use super::position::{Outcome, Position};
+use super::position::{DrawReason, Outcome, Position};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 
@@ -19,6 +19,8 @@ pub enum Action {
     Resign(Player),
     /// A time-out (R35).
     TimeOut(Player),
+    /// A draw every living player agreed to (R36).
+    DrawAgreed,
 }
 
 /// An action with who took it, the events it caused and the position after it.
@@ -199,6 +201,7 @@ impl Game {
             Action::Alliance(a) => (None, pos.form_alliance(a)?),
             Action::Resign(p) => (Some(p), pos.eliminate(p, Elimination::Resigned)?),
             Action::TimeOut(p) => (Some(p), pos.eliminate(p, Elimination::TimedOut)?),
+            Action::DrawAgreed => (None, pos.agree_draw()?),
         };
         let mut next = next;
         let mut events = events;
@@ -207,7 +210,7 @@ impl Game {
         let counted =
             next.outcome().is_none() && matches!(action, Action::Move(_) | Action::Alliance(_));
         if counted && self.seen.occur(&next) >= 4 {
-            let outcome = Outcome::Draw(next.living());
+            let outcome = Outcome::Draw(next.living(), DrawReason::Repetition);
             next.outcome = Some(outcome);
             next.to_move = None;
             events.push(Event::Finished(outcome));

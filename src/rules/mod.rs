@@ -34,7 +34,7 @@ pub use options::{Illumination, Options, StuckPiece};
 pub use perft::{perft, perft_divide};
 pub use piece::{Kind, Piece};
 pub use player::{Alliance, Player, PlayerSet};
-pub use position::{Outcome, Position, WinReason, START};
+pub use position::{DrawReason, Outcome, Position, WinReason, START};
 
 use movegen::{generate, Counter, Each};
 
@@ -127,6 +127,18 @@ impl Position {
         let mut events = Vec::new();
         next.apply_alliance(alliance, &mut events);
         Ok((next, events))
+    }
+
+    /// The living players agree to a draw (R36): the game ends drawn among them.
+    pub fn agree_draw(&self) -> Result<(Position, Vec<Event>), Illegal> {
+        if self.is_over() {
+            return Err(Illegal::new(IllegalKind::GameOver, "the game is over"));
+        }
+        let mut next = *self;
+        let outcome = Outcome::Draw(self.living(), DrawReason::Agreement);
+        next.outcome = Some(outcome);
+        next.to_move = None;
+        Ok((next, vec![Event::Finished(outcome)]))
     }
 
     /// A player resigns (R35) or runs out of time: it is eliminated (R28, R30).

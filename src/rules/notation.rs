@@ -4,7 +4,7 @@ use super::cell::{Cell, GARDEN};
 use super::error::{PositionError, PositionField};
 use super::piece::{Kind, Piece};
 use super::player::{Alliance, Player, PlayerSet};
-use super::position::{Outcome, Position, WinReason};
+use super::position::{DrawReason, Outcome, Position, WinReason};
 
 /// How many of each unpromoted kind the three sets hold together (R10).
 const TOTALS: [(Kind, u32); 8] = [
@@ -436,9 +436,14 @@ fn infer_outcome(pos: &Position) -> Option<Outcome> {
             return Some(Outcome::Win(piece.owner, WinReason::Garden));
         }
     }
-    Some(Outcome::Draw(if living.is_empty() {
-        PlayerSet::EMPTY
-    } else {
-        living
-    }))
+    // A position string cannot tell an agreed draw (R36) from a repetition;
+    // the stored outcome beside it does.
+    Some(Outcome::Draw(
+        if living.is_empty() {
+            PlayerSet::EMPTY
+        } else {
+            living
+        },
+        DrawReason::Repetition,
+    ))
 }

@@ -21,18 +21,41 @@ pub(crate) const EMPTY: u8 = u8::MAX;
 pub enum Outcome {
     /// One player won.
     Win(Player, WinReason),
-    /// Drawn among these living players (R31).
-    Draw(PlayerSet),
+    /// Drawn among these living players: by repetition (R31) or by
+    /// agreement (R36).
+    Draw(PlayerSet, DrawReason),
 }
 
-/// `win <player> <reason>` or `draw <players>`, e.g. `win f garden`, `draw fl`:
-/// the outcome as text, for storing beside a position string (which has no
-/// field for it).
+/// Why a game was drawn.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum DrawReason {
+    /// R31: a position occurred for the fourth time.
+    Repetition,
+    /// R36: every living player agreed.
+    Agreement,
+}
+
+impl DrawReason {
+    /// Stable machine-readable name.
+    pub const fn code(self) -> &'static str {
+        match self {
+            DrawReason::Repetition => "repetition",
+            DrawReason::Agreement => "agreement",
+        }
+    }
+}
+
+/// `win <player> <reason>`, `draw <players>` (by repetition) or `draw <players>
+/// agreement`, e.g. `win f garden`, `draw fl`, `draw fml agreement`: the outcome
+/// as text, for storing beside a position string (which has no field for it).
 impl std::fmt::Display for Outcome {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Outcome::Win(p, r) => write!(f, "win {} {}", p.letter(), r.code()),
-            Outcome::Draw(set) => write!(f, "draw {}", set.letters()),
+            Outcome::Draw(set, DrawReason::Repetition) => write!(f, "draw {}", set.letters()),
+            Outcome::Draw(set, DrawReason::Agreement) => {
+                write!(f, "draw {} agreement", set.letters())
+            }
         }
     }
 }
@@ -62,7 +85,12 @@ impl Outcome {
                 if set.len() < 2 {
                     return None;
                 }
-                Outcome::Draw(set)
+                let reason = match words.next() {
+                    None => DrawReason::Repetition,
+                    Some("agreement") => DrawReason::Agreement,
+                    Some(_) => return None,
+                };
+                Outcome::Draw(set, reason)
             }
             _ => return None,
         };
@@ -580,12 +608,12 @@ impl Position {
         }
         out.outcome = self.outcome.map(|o| match o {
             Outcome::Win(p, r) => Outcome::Win(p.next(), r),
-            Outcome::Draw(s) => {
+            Outcome::Draw(s, r) => {
                 let mut t = PlayerSet::EMPTY;
                 for p in s.iter() {
                     t.insert(p.next());
                 }
-                Outcome::Draw(t)
+                Outcome::Draw(t, r)
             }
         });
         out.placement = out.placement_from_scratch();

@@ -276,7 +276,7 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
                 match outcome {
                     Some(crate::rules::Outcome::Win(w, _)) if w == s.seat => "won".to_owned(),
                     Some(crate::rules::Outcome::Win(..)) => "lost".to_owned(),
-                    Some(crate::rules::Outcome::Draw(set)) if set.contains(s.seat) => {
+                    Some(crate::rules::Outcome::Draw(set, _)) if set.contains(s.seat) => {
                         "drew".to_owned()
                     }
                     _ => "playing".to_owned(),
@@ -320,10 +320,10 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
             draw: None,
             reason: r.code().to_owned(),
         },
-        crate::rules::Outcome::Draw(set) => ResultView {
+        crate::rules::Outcome::Draw(set, reason) => ResultView {
             winner: None,
             draw: Some(seats(set)),
-            reason: "repetition".to_owned(),
+            reason: reason.code().to_owned(),
         },
     });
     GameView {
