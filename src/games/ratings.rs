@@ -155,7 +155,7 @@ pub(super) fn settle(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{PlayerSet, WinReason};
+    use crate::rules::{DrawReason, PlayerSet, WinReason};
     use Player::{First as F, Last as L, Middle as M};
 
     fn win(p: Player) -> Outcome {
@@ -179,11 +179,17 @@ mod tests {
     #[test]
     fn a_draw_shares_first() {
         let all = PlayerSet::ALL;
-        assert_eq!(places(Outcome::Draw(all), &[]), [1, 1, 1]);
+        assert_eq!(
+            places(Outcome::Draw(all, DrawReason::Agreement), &[]),
+            [1, 1, 1]
+        );
         let mut two = PlayerSet::EMPTY;
         two.insert(F);
         two.insert(L);
-        assert_eq!(places(Outcome::Draw(two), &[(M, 4)]), [1, 3, 1]);
+        assert_eq!(
+            places(Outcome::Draw(two, DrawReason::Repetition), &[(M, 4)]),
+            [1, 3, 1]
+        );
     }
 
     #[test]
