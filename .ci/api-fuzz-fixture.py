@@ -32,7 +32,7 @@ for name, password in passwords.items():
 
 games, proposal_games, proposals = [], [], []
 # Active games with the fuzzer first to move; in the first, proposals to
-# and from the fuzzer.
+# and from the fuzzer; in the next four, a draw offer to it.
 for n in range(12):
     game = call("POST", "/api/v1/games", {"seat": "first", "invite": ["alice", "bob"]}, tokens["fuzzer"])
     for name in ("alice", "bob"):
@@ -43,6 +43,9 @@ for n in range(12):
         for who, to in (("alice", "first"), ("fuzzer", "last")):
             made = call("POST", f"/api/v1/games/{game['id']}/alliance/proposals", {"to": to}, tokens[who])
             proposals.append(made["id"])
+    elif n < 5:
+        # A draw offer from Alice for the fuzzer to answer.
+        call("POST", f"/api/v1/games/{game['id']}/draw/offer", None, tokens["alice"])
 # Open games that invite the fuzzer, and one it created.
 for _ in range(2):
     game = call("POST", "/api/v1/games", {"seat": "first", "invite": ["fuzzer"], "open_seats": 1}, tokens["alice"])

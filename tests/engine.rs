@@ -187,6 +187,21 @@ fn r29_a_bot_allies_only_when_it_does_not_lead() {
 }
 
 #[test]
+fn r36_a_bot_accepts_a_draw_unless_it_stands_better() {
+    use sannin::engine::accepts_draw;
+    use sannin::rules::Player::{First, Last, Middle};
+    let start = Position::parse(START).unwrap();
+    for p in [First, Middle, Last] {
+        assert!(accepts_draw(&start, p), "{p} at the start");
+    }
+    // Middle without its rook: the others stand better and play on.
+    let pos = Position::parse(&START.replace("1Bm4Rm1", "1Bm6")).unwrap();
+    assert!(accepts_draw(&pos, Middle));
+    assert!(!accepts_draw(&pos, First));
+    assert!(!accepts_draw(&pos, Last));
+}
+
+#[test]
 fn best_reply_search_plays_legal_reproducible_moves_and_sees_the_garden() {
     let best_reply = |d: u32| Limits {
         depth: Some(d),

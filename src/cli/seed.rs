@@ -225,6 +225,7 @@ async fn one_game(
         let submission = MoveSubmission {
             notation: mv.to_string(),
             ply: pos.ply() as i64,
+            offer_draw: false,
         };
         moves::play_move(
             games,

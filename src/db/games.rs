@@ -34,6 +34,8 @@ pub struct GameRow {
     pub imported: bool,
     /// Whether the result changes the players' ratings.
     pub rated: bool,
+    /// The standing draw offer, as JSON (see `games::draws`).
+    pub draw_offer: Option<String>,
     pub created_at: NaiveDateTime,
     pub started_at: Option<NaiveDateTime>,
     pub finished_at: Option<NaiveDateTime>,

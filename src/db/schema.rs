@@ -82,6 +82,7 @@ diesel::table! {
         updated_at -> Timestamp,
         snapshot -> Nullable<Text>,
         rated -> Bool,
+        draw_offer -> Nullable<Text>,
     }
 }
 

@@ -124,6 +124,12 @@ pub fn evaluate(pos: &Position, me: Player) -> i32 {
     mine - against / enemies
 }
 
+/// Whether `me` accepts a draw (R36): unless it stands better than its
+/// enemies.
+pub fn accepts_draw(pos: &Position, me: Player) -> bool {
+    evaluate(pos, me) <= 0
+}
+
 /// Whether `me` accepts an alliance with `proposer` against the third
 /// player, judged by each one's standing: never when `me` stands best of the
 /// three (it needs no one); always when it stands worst; otherwise only

@@ -23,5 +23,5 @@
 mod eval;
 mod search;
 
-pub use eval::{accepts_alliance, evaluate, piece_value, MATE};
+pub use eval::{accepts_alliance, accepts_draw, evaluate, piece_value, MATE};
 pub use search::{search, Level, Limits, Report, SearchResult};

@@ -160,6 +160,7 @@ impl jobs::Channel for BotTurns {
                 let submission = MoveSubmission {
                     notation: notation.clone(),
                     ply: i64::from(job.ply),
+                    offer_draw: false,
                 };
                 let now = self.clock.now();
                 Self::acted(

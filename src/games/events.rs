@@ -26,9 +26,11 @@ pub const DEADLINE_APPROACHING: &str = "game.deadline_approaching";
 pub const CANCELLED: &str = "game.cancelled";
 pub const EXPIRED: &str = "game.expired";
 pub const DECLINED: &str = "game.declined";
+pub const DRAW_OFFERED: &str = "game.draw_offered";
+pub const DRAW_DECLINED: &str = "game.draw_declined";
 
 /// Every event type, for documentation and validation.
-pub const ALL: [&str; 12] = [
+pub const ALL: [&str; 14] = [
     INVITED,
     STARTED,
     YOUR_TURN,
@@ -41,6 +43,8 @@ pub const ALL: [&str; 12] = [
     CANCELLED,
     EXPIRED,
     DECLINED,
+    DRAW_OFFERED,
+    DRAW_DECLINED,
 ];
 
 /// The name at each seat (`first`, `middle`, `last`), as every event carries.
@@ -242,6 +246,29 @@ pub struct Declined {
     pub username: Option<String>,
 }
 
+/// A living player offered a draw (R36); `awaiting` are those yet to answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawOffered {
+    pub seat: String,
+    pub username: Option<String>,
+    pub ply: u32,
+    pub awaiting: Vec<String>,
+    pub players: Players,
+}
+
+/// A draw offer ended without a draw: `reason` is `declined` or `withdrawn`
+/// (by `seat`), `moved` (`seat` moved instead of answering),
+/// `alliance_formed` or `player_eliminated`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawDeclined {
+    pub seat: Option<String>,
+    pub username: Option<String>,
+    pub offered_by: String,
+    pub reason: String,
+    pub ply: u32,
+    pub players: Players,
+}
+
 /// A game event: its type is stored beside its payload.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GameEvent {
@@ -257,6 +284,8 @@ pub enum GameEvent {
     Cancelled(Closed),
     Expired(Closed),
     Declined(Declined),
+    DrawOffered(DrawOffered),
+    DrawDeclined(DrawDeclined),
 }
 
 /// A game event as stored: the game it is about, and what happened.
@@ -281,6 +310,8 @@ impl GameEvent {
             GameEvent::Cancelled(_) => CANCELLED,
             GameEvent::Expired(_) => EXPIRED,
             GameEvent::Declined(_) => DECLINED,
+            GameEvent::DrawOffered(_) => DRAW_OFFERED,
+            GameEvent::DrawDeclined(_) => DRAW_DECLINED,
         }
     }
 
@@ -313,6 +344,8 @@ impl GameEvent {
             GameEvent::DeadlineApproaching(e) => serde_json::to_value(e),
             GameEvent::Cancelled(e) | GameEvent::Expired(e) => serde_json::to_value(e),
             GameEvent::Declined(e) => serde_json::to_value(e),
+            GameEvent::DrawOffered(e) => serde_json::to_value(e),
+            GameEvent::DrawDeclined(e) => serde_json::to_value(e),
         }
         .expect("events serialize");
         if let Value::Object(map) = &mut v {
@@ -362,6 +395,8 @@ impl StoredEvent {
             CANCELLED => GameEvent::Cancelled(read(row)?),
             EXPIRED => GameEvent::Expired(read(row)?),
             DECLINED => GameEvent::Declined(read(row)?),
+            DRAW_OFFERED => GameEvent::DrawOffered(read(row)?),
+            DRAW_DECLINED => GameEvent::DrawDeclined(read(row)?),
             other => anyhow::bail!("stored event {} has an unknown type {other:?}", row.id),
         };
         Ok(StoredEvent {

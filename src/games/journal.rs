@@ -132,6 +132,15 @@ pub(super) fn append(
     row.ply = after.ply() as i32;
     row.to_move = to_move_name(&after);
     let turn_changed = before.to_move() != after.to_move() || matches!(action, Action::Move(_));
+    let standing_offer = g.draw_offer()?;
+    let (offer_after, offer_ended) = super::draws::after_action(
+        standing_offer.clone(),
+        &action,
+        entry.player,
+        &before,
+        &after,
+    );
+    row.draw_offer = offer_after.as_ref().map(super::draws::DrawOffer::to_text);
     if let Some(o) = after.outcome() {
         row.status = Status::Finished;
         row.result = Some(serde_json::to_string(&GameResult::of(&o)).expect("results serialize"));
@@ -157,6 +166,11 @@ pub(super) fn append(
         || after.is_over();
     if changed_premises {
         db::games::lapse_proposals(conn, &next.row.id, now)?;
+    }
+    if let (Some(offer), Some(ended)) = (&standing_offer, offer_ended) {
+        // The one who moved knows; everyone hears of a withdrawal.
+        let skip = actor.filter(|_| ended.0 == super::draws::Ended::Moved);
+        super::draws::report_end(conn, &next, offer, ended, skip, now)?;
     }
     let everyone = next.player_ids();
     let all = || everyone.iter().map(String::as_str);

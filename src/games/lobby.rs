@@ -258,6 +258,7 @@ fn create(
             expires_at: Some(now + settings.open_for),
             imported: false,
             rated: new.rated,
+            draw_offer: None,
             created_at: now,
             started_at: None,
             finished_at: None,

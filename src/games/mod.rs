@@ -11,6 +11,7 @@ pub mod alliances;
 pub mod bot_turns;
 pub mod bots;
 pub mod deadlines;
+pub mod draws;
 mod error;
 pub mod events;
 mod journal;

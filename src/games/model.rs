@@ -388,6 +388,8 @@ pub struct GameState {
     pub proposals: Vec<ProposalRow>,
     /// What a finished rated game did to its players' ratings.
     pub ratings: Vec<RatingChangeRow>,
+    /// The standing draw offer (R36).
+    pub draw_offer: Option<super::draws::DrawOffer>,
 }
 
 impl GameState {
@@ -397,6 +399,7 @@ impl GameState {
             game,
             proposals: Vec::new(),
             ratings: Vec::new(),
+            draw_offer: None,
         }
     }
 }
@@ -429,9 +432,11 @@ pub fn state_of(conn: &mut DbConnection, game: Loaded) -> Result<GameState, Game
     } else {
         Vec::new()
     };
+    let draw_offer = game.draw_offer()?;
     Ok(GameState {
         game,
         proposals,
         ratings,
+        draw_offer,
     })
 }

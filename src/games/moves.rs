@@ -24,10 +24,10 @@ fn play(
     settings: &Settings,
     user_id: &str,
     game_id: &str,
-    move_text: &str,
-    ply: i64,
+    submission: &MoveSubmission,
     now: NaiveDateTime,
 ) -> Result<Played, GameError> {
+    let (move_text, ply) = (submission.notation.as_str(), submission.ply);
     db::write_transaction(conn, |conn| {
         let g = load_for_update(conn, game_id)?;
         let seat = g.joined_seat(user_id)?;
@@ -75,7 +75,15 @@ fn play(
                 message: format!("it is {whose} turn, not yours ({})", seat_name(seat)),
             }));
         }
-        let next = append(conn, settings, &g, Action::Move(mv), Some(user_id), now)?;
+        let mut next = append(conn, settings, &g, Action::Move(mv), Some(user_id), now)?;
+        // A draw offered with the move (R36), unless the game ended or the
+        // mover already accepted the offer that stands.
+        let accepted = next
+            .draw_offer()?
+            .is_some_and(|o| o.accepted.contains(seat));
+        if submission.offer_draw && !next.position().is_over() && !accepted {
+            next = super::draws::offer(conn, settings, next, seat, now)?;
+        }
         Ok(Played {
             game: next,
             created: true,
@@ -120,6 +128,8 @@ fn resign(
 pub struct MoveSubmission {
     pub notation: String,
     pub ply: i64,
+    /// Offer a draw (R36) with the move.
+    pub offer_draw: bool,
 }
 
 /// Plays the caller's move. The same move for the same ply again changes
@@ -134,15 +144,7 @@ pub async fn play_move(
     let (settings, caller, id) = (games.settings, caller.to_owned(), game_id.to_owned());
     db::run(&games.pool, move |conn| {
         db::write_transaction(conn, |conn| {
-            let played = play(
-                conn,
-                &settings,
-                &caller,
-                &id,
-                &submission.notation,
-                submission.ply,
-                now,
-            )?;
+            let played = play(conn, &settings, &caller, &id, &submission, now)?;
             answer(conn, played.game)
         })
     })

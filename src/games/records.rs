@@ -71,6 +71,7 @@ fn import(
             expires_at: None,
             imported: true,
             rated: false,
+            draw_offer: None,
             created_at: now,
             started_at: None,
             finished_at: pos.is_over().then_some(now),

@@ -70,6 +70,21 @@ pub const ACCESS: &[(&str, &str, Access)] = &[
     ),
     (
         "POST",
+        "/api/v1/games/{id}/draw/offer",
+        Access::Required(Scope::GamesPlay),
+    ),
+    (
+        "POST",
+        "/api/v1/games/{id}/draw/accept",
+        Access::Required(Scope::GamesPlay),
+    ),
+    (
+        "POST",
+        "/api/v1/games/{id}/draw/decline",
+        Access::Required(Scope::GamesPlay),
+    ),
+    (
+        "POST",
         "/api/v1/games/{id}/decline",
         Access::Required(Scope::GamesPlay),
     ),

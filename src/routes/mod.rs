@@ -101,6 +101,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::resource("/api/v1/games/{id}/resign").route(web::post().to(games::play::resign)),
         )
         .service(
+            web::resource("/api/v1/games/{id}/draw/offer")
+                .route(web::post().to(games::play::offer_draw)),
+        )
+        .service(
+            web::resource("/api/v1/games/{id}/draw/accept")
+                .route(web::post().to(games::play::accept_draw)),
+        )
+        .service(
+            web::resource("/api/v1/games/{id}/draw/decline")
+                .route(web::post().to(games::play::decline_draw)),
+        )
+        .service(
             web::resource("/api/v1/games/{id}/moves")
                 .route(web::get().to(games::play::moves))
                 .route(web::post().to(games::play::play)),

@@ -375,6 +375,29 @@ async fn a_bot_answers_alliance_proposals(backend: Backend) {
     );
 }
 
+/// Bots answer a draw offer at once (R36): at the start nobody stands better,
+/// so both accept and the game is drawn.
+async fn bots_answer_draw_offers(backend: Backend) {
+    let app = spawn_app_with(backend, quick_bots).await;
+    let human = signed_in(&app, "hd_alice").await;
+    let game = created(&app, &human, json!({"seat": "first", "bots": [2, 4]})).await;
+    let id = game["id"].as_str().unwrap().to_owned();
+    let res = app
+        .authed(
+            Method::POST,
+            &format!("/api/v1/games/{id}/draw/offer"),
+            &human,
+            None,
+        )
+        .await;
+    let status = res.status();
+    let g: Value = res.json().await.unwrap();
+    assert_eq!(status, StatusCode::OK, "{g}");
+    assert_eq!(g["status"], "finished", "{g}");
+    assert_eq!(g["result"]["reason"], "agreement");
+    assert_eq!(g["result"]["draw"], json!(["first", "middle", "last"]));
+}
+
 /// Bots cannot log in, nobody can register a bot's name, and a bot level
 /// outside 1–5 or given twice is refused.
 async fn bots_are_the_servers_own(backend: Backend) {
@@ -441,6 +464,7 @@ on_both_backends!(
     two_processes_never_both_move_for_a_bot,
     a_claim_that_dies_is_taken_again,
     a_bot_answers_alliance_proposals,
+    bots_answer_draw_offers,
     bots_are_the_servers_own,
     the_leaderboard_ranks_established_players,
 );

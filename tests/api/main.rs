@@ -22,6 +22,7 @@ mod rate_limits;
 mod smtp;
 mod snapshots;
 mod streams;
+mod table_talk;
 mod tokens;
 mod webhook_queue;
 mod webhooks;

@@ -193,6 +193,7 @@ pub fn describe(event_type: &str) -> &'static str {
         events::STARTED => "games starting",
         events::YOUR_TURN => "your turn to move",
         events::ALLIANCE_PROPOSED => "alliance proposals",
+        events::DRAW_OFFERED => "draw offers",
         events::PLAYER_ELIMINATED => "players eliminated",
         events::FINISHED => "games finished",
         events::DEADLINE_APPROACHING => "deadline reminders",
@@ -234,7 +235,8 @@ pub fn game_event(
         E::AllianceFormed(e) | E::PlayerEliminated(e) | E::Finished(e) => &e.players,
         E::DeadlineApproaching(e) => &e.players,
         E::Cancelled(e) | E::Expired(e) => &e.players,
-        E::Move(_) | E::Declined(_) => return None,
+        E::DrawOffered(e) => &e.players,
+        E::Move(_) | E::Declined(_) | E::DrawDeclined(_) => return None,
     };
     let players = Players::of(players);
     let my_seat = players
@@ -388,6 +390,24 @@ pub fn game_event(
         .facts(vec![("Move by", when(&e.deadline))])
         .link("The game", &links.game)
         .link("The board", &links.board),
+        E::DrawOffered(e) => {
+            let from = e.username.clone().unwrap_or_else(|| players.name(&e.seat));
+            let awaiting: Vec<String> = e.awaiting.iter().map(|s| players.name(s)).collect();
+            Doc::new(format!("{from} offers a draw"))
+                .para(format!(
+                    "{from} offers a draw in your game with {others}. The game ends drawn once every player still in it accepts; moving instead of answering declines."
+                ))
+                .facts(vec![
+                    ("Offered at ply", e.ply.to_string()),
+                    ("Waiting for", awaiting.join(" and ")),
+                ])
+                .para(format!(
+                    "To accept: POST {}/draw/accept. To decline: POST {}/draw/decline.",
+                    links.game, links.game
+                ))
+                .link("The game", &links.game)
+                .link("The board", &links.board)
+        }
         _ => return None,
     };
     Some(doc.render(me, footer))
@@ -519,6 +539,34 @@ mod tests {
         assert!(m.html.contains("&lt;b&gt;eve&lt;/b&gt;"));
         assert!(!m.html.contains("<b>eve"));
         assert!(m.text.contains("the middle seat (middle)"));
+    }
+
+    #[test]
+    fn a_draw_offer_says_who_offers_who_must_answer_and_how() {
+        let payload = json!({
+            "game_id": "g1",
+            "seat": "first",
+            "username": "alice",
+            "ply": 14,
+            "awaiting": ["middle", "last"],
+            "players": {"first": "alice", "middle": "bob", "last": "carol"},
+        });
+        let m = game_event(
+            &stored(events::DRAW_OFFERED, payload),
+            "carol",
+            "https://s.example",
+            &footer(),
+        )
+        .unwrap();
+        assert_eq!(m.subject, "alice offers a draw");
+        for body in [&m.text, &m.html] {
+            assert!(body.contains("bob and carol"), "{body}");
+            assert!(
+                body.contains("moving instead of answering declines"),
+                "{body}"
+            );
+            assert!(body.contains("POST https://s.example/api/v1/games/g1/draw/accept"));
+        }
     }
 
     #[test]

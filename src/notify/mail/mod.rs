@@ -32,11 +32,12 @@ pub const VERIFY_EMAIL: &str = "account.verify_email";
 pub const WEBHOOK_DISABLED: &str = "webhook.disabled";
 
 /// Everything one can get by mail, each on unless opted out.
-pub const MAILED: [&str; 8] = [
+pub const MAILED: [&str; 9] = [
     events::INVITED,
     events::STARTED,
     events::YOUR_TURN,
     events::ALLIANCE_PROPOSED,
+    events::DRAW_OFFERED,
     events::PLAYER_ELIMINATED,
     events::FINISHED,
     events::DEADLINE_APPROACHING,

@@ -197,6 +197,8 @@ pub struct GameView {
     pub allies: Option<Vec<String>>,
     /// Pending alliance proposals.
     pub alliance_proposals: Vec<ProposalView>,
+    /// The draw offer standing (R36), or null.
+    pub draw_offer: Option<DrawOfferView>,
     /// Number of actions taken (moves, alliances, resignations, time-outs).
     pub actions: i32,
     pub created_by: Option<String>,
@@ -206,6 +208,24 @@ pub struct GameView {
     /// When open seats and invitations lapse (open games only).
     pub expires_at: Option<DateTime<Utc>>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// A draw offer (R36): the game ends drawn when everyone in `awaiting` has
+/// accepted; moving instead of answering declines it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DrawOfferView {
+    /// The seat that offered.
+    #[schema(example = "first")]
+    pub by: String,
+    /// The seats that accepted, the offerer among them.
+    #[schema(example = json!(["first"]))]
+    pub accepted: Vec<String>,
+    /// The living seats yet to answer.
+    #[schema(example = json!(["middle", "last"]))]
+    pub awaiting: Vec<String>,
+    /// The game's ply when it was offered.
+    pub ply: u32,
+    pub offered_at: DateTime<Utc>,
 }
 
 fn seats(s: crate::rules::PlayerSet) -> Vec<String> {
@@ -363,6 +383,17 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
             .map(|a| seats(a.members())),
         // A GameState holds only pending proposals.
         alliance_proposals: proposals.iter().cloned().map(ProposalView::from).collect(),
+        draw_offer: state.draw_offer.as_ref().map(|o| DrawOfferView {
+            by: seat_name(o.by).to_owned(),
+            accepted: seats(o.accepted),
+            awaiting: o
+                .awaiting(pos)
+                .into_iter()
+                .map(|p| seat_name(p).to_owned())
+                .collect(),
+            ply: o.ply,
+            offered_at: utc(o.offered_at),
+        }),
         actions: g.row.seq,
         created_by: g.creator_name.clone(),
         created_at: utc(g.row.created_at),

@@ -1,0 +1,214 @@
+//! Table talk end to end: draw offers (R36), chat, notes and premoves.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+use crate::helpers::{assert_problem, spawn_app, Backend, TestApp, Trio};
+use crate::on_both_backends;
+
+/// POST `/api/v1/games/{id}/<path>` as player `who` with no body.
+async fn post(app: &TestApp, t: &Trio, who: usize, id: &str, path: &str) -> reqwest::Response {
+    app.authed(
+        Method::POST,
+        &format!("/api/v1/games/{id}/{path}"),
+        &t.tokens[who],
+        None,
+    )
+    .await
+}
+
+async fn ok(res: reqwest::Response) -> Value {
+    let status = res.status();
+    let body: Value = res.json().await.unwrap();
+    assert!(status.is_success(), "{status}: {body}");
+    body
+}
+
+/// The `data` of `who`'s events of `kind` in game `id`.
+async fn heard(app: &TestApp, t: &Trio, who: usize, id: &str, kind: &str) -> Vec<Value> {
+    app.events(&t.tokens[who], id)
+        .await
+        .into_iter()
+        .filter(|e| e["type"] == kind)
+        .map(|e| e["data"].clone())
+        .collect()
+}
+
+async fn r36_an_agreed_three_way_draw(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("agree").await;
+    let id = app.started_game(&t, json!({"rated": true})).await;
+    app.play_all(&t, &id, &["3d4d"]).await;
+    let res = post(&app, &t, 1, &id, "draw/accept").await;
+    assert_problem(res, StatusCode::CONFLICT, "game-state").await;
+
+    let game = ok(post(&app, &t, 0, &id, "draw/offer").await).await;
+    assert_eq!(game["draw_offer"]["by"], "first");
+    assert_eq!(game["draw_offer"]["accepted"], json!(["first"]));
+    assert_eq!(game["draw_offer"]["awaiting"], json!(["middle", "last"]));
+    assert_eq!(game["draw_offer"]["ply"], 2);
+    let again = ok(post(&app, &t, 0, &id, "draw/offer").await).await;
+    assert_eq!(
+        again["draw_offer"], game["draw_offer"],
+        "offering twice changes nothing"
+    );
+    let res = post(&app, &t, 2, &id, "draw/offer").await;
+    let p = assert_problem(res, StatusCode::CONFLICT, "game-state").await;
+    assert!(
+        p["detail"].as_str().unwrap().contains("accept or decline"),
+        "{p}"
+    );
+    for who in [1, 2] {
+        let offers = heard(&app, &t, who, &id, "game.draw_offered").await;
+        assert_eq!(offers.len(), 1, "player {who}");
+        assert_eq!(offers[0]["seat"], "first");
+        assert_eq!(offers[0]["username"], t.names[0].as_str());
+        assert_eq!(offers[0]["awaiting"], json!(["middle", "last"]));
+    }
+    assert!(heard(&app, &t, 0, &id, "game.draw_offered")
+        .await
+        .is_empty());
+
+    let game = ok(post(&app, &t, 1, &id, "draw/accept").await).await;
+    assert_eq!(game["status"], "active");
+    assert_eq!(game["draw_offer"]["accepted"], json!(["first", "middle"]));
+    assert_eq!(game["draw_offer"]["awaiting"], json!(["last"]));
+    let twice = ok(post(&app, &t, 1, &id, "draw/accept").await).await;
+    assert_eq!(twice["draw_offer"], game["draw_offer"]);
+    // Middle, having accepted, moves on: the offer stands.
+    let game = app.play_all(&t, &id, &["10m10l"]).await;
+    assert_eq!(game["draw_offer"]["awaiting"], json!(["last"]));
+
+    let game = ok(post(&app, &t, 2, &id, "draw/accept").await).await;
+    assert_eq!(game["status"], "finished");
+    assert_eq!(game["draw_offer"], Value::Null);
+    assert_eq!(
+        game["result"],
+        json!({"winner": null, "draw": ["first", "middle", "last"], "reason": "agreement"})
+    );
+    for p in game["players"].as_array().unwrap() {
+        assert_eq!(p["state"], "drew");
+    }
+    for who in 0..3 {
+        let finished = heard(&app, &t, who, &id, "game.finished").await;
+        assert_eq!(finished[0]["result"]["reason"], "agreement", "player {who}");
+    }
+    let res = post(&app, &t, 0, &id, "draw/offer").await;
+    assert_problem(res, StatusCode::GONE, "game-over").await;
+    let moves: Value = app
+        .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let last = moves.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["kind"], "draw_agreed", "{last}");
+    let record = app
+        .request(Method::GET, &format!("/api/v1/games/{id}/record"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(record.contains("[Termination \"agreement\"]"), "{record}");
+    assert!(record.contains("\ndraw:agreed"), "{record}");
+}
+
+async fn r36_a_draw_declined_by_moving_withdrawn_and_lapsed(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("decl").await;
+    let id = app.started_game(&t, json!({})).await;
+    // First offers with its move; Middle moves instead of answering.
+    let res = app
+        .authed(
+            Method::POST,
+            &format!("/api/v1/games/{id}/moves"),
+            &t.tokens[0],
+            Some(&json!({"move": "3d4d", "ply": 1, "offer_draw": true})),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let game: Value = res.json().await.unwrap();
+    assert_eq!(game["draw_offer"]["by"], "first");
+    assert_eq!(game["draw_offer"]["ply"], 2);
+    let game = app.play_all(&t, &id, &["10m10l"]).await;
+    assert_eq!(game["draw_offer"], Value::Null, "moving declines (R36)");
+    for who in [0, 2] {
+        let declined = heard(&app, &t, who, &id, "game.draw_declined").await;
+        assert_eq!(declined.len(), 1, "player {who}");
+        assert_eq!(declined[0]["reason"], "moved");
+        assert_eq!(declined[0]["seat"], "middle");
+        assert_eq!(declined[0]["offered_by"], "first");
+    }
+    assert!(heard(&app, &t, 1, &id, "game.draw_declined")
+        .await
+        .is_empty());
+
+    // Last offers and withdraws; then offers and First declines.
+    ok(post(&app, &t, 2, &id, "draw/offer").await).await;
+    let game = ok(post(&app, &t, 2, &id, "draw/decline").await).await;
+    assert_eq!(game["draw_offer"], Value::Null);
+    ok(post(&app, &t, 2, &id, "draw/offer").await).await;
+    let game = ok(post(&app, &t, 0, &id, "draw/decline").await).await;
+    assert_eq!(game["draw_offer"], Value::Null);
+    let reasons: Vec<Value> = heard(&app, &t, 1, &id, "game.draw_declined")
+        .await
+        .into_iter()
+        .map(|d| d["reason"].clone())
+        .collect();
+    assert_eq!(reasons, [json!("withdrawn"), json!("declined")]);
+
+    // An alliance formed while an offer stands withdraws it.
+    ok(post(&app, &t, 1, &id, "draw/offer").await).await;
+    let p = app
+        .authed(
+            Method::POST,
+            &format!("/api/v1/games/{id}/alliance/proposals"),
+            &t.tokens[0],
+            Some(&json!({"to": "last"})),
+        )
+        .await;
+    let p: Value = p.json().await.unwrap();
+    let pid = p["id"].as_str().unwrap();
+    let answered = ok(post(
+        &app,
+        &t,
+        2,
+        &id,
+        &format!("alliance/proposals/{pid}/accept"),
+    )
+    .await)
+    .await;
+    assert_eq!(
+        answered["game"]["alliance"]["seats"],
+        json!(["first", "last"])
+    );
+    assert_eq!(answered["game"]["draw_offer"], Value::Null);
+    let last = heard(&app, &t, 1, &id, "game.draw_declined").await;
+    assert_eq!(last.last().unwrap()["reason"], "alliance_formed");
+    assert_eq!(last.last().unwrap()["seat"], Value::Null);
+
+    // An elimination withdraws one too; only the living take part.
+    ok(post(&app, &t, 0, &id, "draw/offer").await).await;
+    ok(post(&app, &t, 1, &id, "resign").await).await;
+    let game = app.game_json(&t.tokens[0], &id).await;
+    assert_eq!(game["draw_offer"], Value::Null);
+    let res = post(&app, &t, 1, &id, "draw/offer").await;
+    assert_problem(res, StatusCode::CONFLICT, "not-playing").await;
+    let res = app
+        .authed(
+            Method::POST,
+            &format!("/api/v1/games/{id}/draw/offer"),
+            "nope",
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    let outsider = app.trio("out").await;
+    let res = post(&app, &outsider, 0, &id, "draw/offer").await;
+    assert_problem(res, StatusCode::FORBIDDEN, "not-a-player").await;
+}
+
+on_both_backends!(
+    r36_an_agreed_three_way_draw,
+    r36_a_draw_declined_by_moving_withdrawn_and_lapsed,
+);
