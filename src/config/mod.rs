@@ -340,7 +340,7 @@ impl Settings {
             within(variable(key), v, default, 1, 1_000_000)
         };
         let d = crate::domain::limits::Limits::default();
-        let limits = crate::domain::limits::Limits::new(
+        let mut limits = crate::domain::limits::Limits::new(
             limit("limits.webhooks", l.webhooks, d.webhooks.max)?,
             limit(
                 "limits.personal_tokens",
@@ -364,6 +364,11 @@ impl Settings {
             )?,
             limit("limits.pings_per_hour", l.pings_per_hour, d.pings.max)?,
         );
+        limits.chat_messages.max = limit(
+            "limits.chat_per_minute",
+            l.chat_per_minute,
+            d.chat_messages.max,
+        )?;
         let streams = streams::stream_settings(raw.streams, &database.url)?;
         let log = LogSettings {
             filter: raw.log.filter.unwrap_or_else(|| "info".into()),

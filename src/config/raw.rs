@@ -91,6 +91,7 @@ pub(super) const VARIABLES: &[(&str, &str)] = &[
         "limits.verification_mails_per_day",
     ),
     ("SANNIN_LIMIT_PINGS_PER_HOUR", "limits.pings_per_hour"),
+    ("SANNIN_LIMIT_CHAT_PER_MINUTE", "limits.chat_per_minute"),
     ("SANNIN_STREAMS_PER_ACCOUNT", "streams.per_account"),
     ("SANNIN_STREAMS_PER_CLIENT", "streams.per_client"),
     ("SANNIN_STREAM_BUFFER", "streams.buffer"),
@@ -305,6 +306,8 @@ pub(super) struct RawLimits {
     pub verification_mails_per_day: Option<usize>,
     #[serde_as(as = "Option<DisplayFromStr>")]
     pub pings_per_hour: Option<usize>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub chat_per_minute: Option<usize>,
 }
 
 #[serde_as]

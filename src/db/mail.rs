@@ -138,7 +138,7 @@ pub fn recent_of_user(
         .load(conn)
 }
 
-/// The event types the user opted out of.
+/// The event types the user chose against their default (see `notify::mail::mailed`).
 pub fn opt_outs(conn: &mut DbConnection, user_id: &str) -> QueryResult<Vec<String>> {
     oo::table
         .filter(oo::user_id.eq(user_id))
@@ -146,7 +146,7 @@ pub fn opt_outs(conn: &mut DbConnection, user_id: &str) -> QueryResult<Vec<Strin
         .load(conn)
 }
 
-pub fn opt_out(
+pub fn store_choice(
     conn: &mut DbConnection,
     user_id: &str,
     event_type: &str,
@@ -170,7 +170,7 @@ pub fn opt_out(
     Ok(())
 }
 
-pub fn opt_in(conn: &mut DbConnection, user_id: &str, event_type: &str) -> QueryResult<()> {
+pub fn clear_choice(conn: &mut DbConnection, user_id: &str, event_type: &str) -> QueryResult<()> {
     diesel::delete(
         oo::table
             .filter(oo::user_id.eq(user_id))

@@ -2,6 +2,7 @@
 //! migrations, and the queries. Backend-specific SQL stays in this module.
 
 pub mod bots;
+pub mod chat;
 pub mod games;
 pub mod guards;
 pub mod live;

@@ -178,6 +178,26 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    chat_messages (game_id, n) {
+        game_id -> Text,
+        n -> Integer,
+        user_id -> Text,
+        from_seat -> Text,
+        to_seat -> Nullable<Text>,
+        body -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    chat_mutes (game_id, user_id) {
+        game_id -> Text,
+        user_id -> Text,
+        created_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(game_seats -> games (game_id));
 diesel::joinable!(game_actions -> games (game_id));
 diesel::joinable!(alliance_proposals -> games (game_id));
@@ -316,4 +336,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     bot_jobs,
     ratings,
     rating_changes,
+    chat_messages,
+    chat_mutes,
 );

@@ -90,11 +90,14 @@ pub struct Limits {
     pub verification_mails: Rate,
     /// Webhook pings.
     pub pings: Rate,
+    /// Chat messages by one player in one game.
+    pub chat_messages: Rate,
 }
 
 impl Limits {
     /// Quotas and rates with the given maxima (the windows are fixed: games
-    /// and pings per hour, verification mails per day).
+    /// and pings per hour, verification mails per day), and ten chat
+    /// messages a minute per game (set `chat_messages.max` for another).
     pub fn new(
         webhooks: usize,
         personal_tokens: usize,
@@ -128,6 +131,11 @@ impl Limits {
                 per: "a day",
             },
             pings: hourly(pings_per_hour),
+            chat_messages: Rate {
+                max: 10,
+                window: Duration::minutes(1),
+                per: "a minute in one game",
+            },
         }
     }
 }

@@ -28,9 +28,10 @@ pub const EXPIRED: &str = "game.expired";
 pub const DECLINED: &str = "game.declined";
 pub const DRAW_OFFERED: &str = "game.draw_offered";
 pub const DRAW_DECLINED: &str = "game.draw_declined";
+pub const CHAT: &str = "game.chat";
 
 /// Every event type, for documentation and validation.
-pub const ALL: [&str; 14] = [
+pub const ALL: [&str; 15] = [
     INVITED,
     STARTED,
     YOUR_TURN,
@@ -45,6 +46,7 @@ pub const ALL: [&str; 14] = [
     DECLINED,
     DRAW_OFFERED,
     DRAW_DECLINED,
+    CHAT,
 ];
 
 /// The name at each seat (`first`, `middle`, `last`), as every event carries.
@@ -269,6 +271,18 @@ pub struct DrawDeclined {
     pub players: Players,
 }
 
+/// A chat message: `n` its number in the game, `to` `all` or the one seat it
+/// is for (a private message goes to that player alone).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatPosted {
+    pub n: i32,
+    pub from: String,
+    pub username: Option<String>,
+    pub to: String,
+    pub text: String,
+    pub players: Players,
+}
+
 /// A game event: its type is stored beside its payload.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GameEvent {
@@ -286,6 +300,7 @@ pub enum GameEvent {
     Declined(Declined),
     DrawOffered(DrawOffered),
     DrawDeclined(DrawDeclined),
+    Chat(ChatPosted),
 }
 
 /// A game event as stored: the game it is about, and what happened.
@@ -312,6 +327,7 @@ impl GameEvent {
             GameEvent::Declined(_) => DECLINED,
             GameEvent::DrawOffered(_) => DRAW_OFFERED,
             GameEvent::DrawDeclined(_) => DRAW_DECLINED,
+            GameEvent::Chat(_) => CHAT,
         }
     }
 
@@ -346,6 +362,7 @@ impl GameEvent {
             GameEvent::Declined(e) => serde_json::to_value(e),
             GameEvent::DrawOffered(e) => serde_json::to_value(e),
             GameEvent::DrawDeclined(e) => serde_json::to_value(e),
+            GameEvent::Chat(e) => serde_json::to_value(e),
         }
         .expect("events serialize");
         if let Value::Object(map) = &mut v {
@@ -397,6 +414,7 @@ impl StoredEvent {
             DECLINED => GameEvent::Declined(read(row)?),
             DRAW_OFFERED => GameEvent::DrawOffered(read(row)?),
             DRAW_DECLINED => GameEvent::DrawDeclined(read(row)?),
+            CHAT => GameEvent::Chat(read(row)?),
             other => anyhow::bail!("stored event {} has an unknown type {other:?}", row.id),
         };
         Ok(StoredEvent {

@@ -10,6 +10,7 @@
 pub mod alliances;
 pub mod bot_turns;
 pub mod bots;
+pub mod chat;
 pub mod deadlines;
 pub mod draws;
 mod error;

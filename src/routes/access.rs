@@ -69,6 +69,21 @@ pub const ACCESS: &[(&str, &str, Access)] = &[
         Access::Required(Scope::GamesPlay),
     ),
     (
+        "GET",
+        "/api/v1/games/{id}/chat",
+        Access::Required(Scope::GamesRead),
+    ),
+    (
+        "POST",
+        "/api/v1/games/{id}/chat",
+        Access::Required(Scope::GamesPlay),
+    ),
+    (
+        "PUT",
+        "/api/v1/games/{id}/chat/mute",
+        Access::Required(Scope::GamesPlay),
+    ),
+    (
         "POST",
         "/api/v1/games/{id}/draw/offer",
         Access::Required(Scope::GamesPlay),

@@ -101,6 +101,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::resource("/api/v1/games/{id}/resign").route(web::post().to(games::play::resign)),
         )
         .service(
+            web::resource("/api/v1/games/{id}/chat")
+                .route(web::get().to(games::talk::read))
+                .route(web::post().to(games::talk::post)),
+        )
+        .service(
+            web::resource("/api/v1/games/{id}/chat/mute").route(web::put().to(games::talk::mute)),
+        )
+        .service(
             web::resource("/api/v1/games/{id}/draw/offer")
                 .route(web::post().to(games::play::offer_draw)),
         )

@@ -75,6 +75,14 @@ schema!(
 );
 
 schema!(
+    /// Whom a chat message is for.
+    ChatTo => words(
+        "`all` for the whole table, or the seat of the one player a private message is for.",
+        ["all", "first", "middle", "last"],
+    )
+);
+
+schema!(
     /// An event type.
     EventType => words("A type of game event.", events::ALL)
 );

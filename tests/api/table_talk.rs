@@ -3,8 +3,9 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_problem, spawn_app, Backend, TestApp, Trio};
+use crate::helpers::{assert_problem, spawn_app, spawn_app_with, Backend, TestApp, Trio};
 use crate::on_both_backends;
+use crate::webhooks::{self, Receiver};
 
 /// POST `/api/v1/games/{id}/<path>` as player `who` with no body.
 async fn post(app: &TestApp, t: &Trio, who: usize, id: &str, path: &str) -> reqwest::Response {
@@ -208,7 +209,218 @@ async fn r36_a_draw_declined_by_moving_withdrawn_and_lapsed(backend: Backend) {
     assert_problem(res, StatusCode::FORBIDDEN, "not-a-player").await;
 }
 
+/// POST a chat message as player `who`.
+async fn say(
+    app: &TestApp,
+    t: &Trio,
+    who: usize,
+    id: &str,
+    text: &str,
+    to: &str,
+) -> reqwest::Response {
+    app.authed(
+        Method::POST,
+        &format!("/api/v1/games/{id}/chat"),
+        &t.tokens[who],
+        Some(&json!({"text": text, "to": to})),
+    )
+    .await
+}
+
+/// The texts of the chat `who` reads.
+async fn chat_of(app: &TestApp, t: &Trio, who: usize, id: &str) -> Vec<String> {
+    let page = ok(app
+        .authed(
+            Method::GET,
+            &format!("/api/v1/games/{id}/chat"),
+            &t.tokens[who],
+            None,
+        )
+        .await)
+    .await;
+    page["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+async fn private_chat_is_invisible_to_the_third_player(backend: Backend) {
+    let app = webhooks::app(backend, "1").await;
+    let t = app.trio("pm").await;
+    // Alice, the third player, listens for chat on a webhook.
+    let rx = Receiver::start();
+    let hook = webhooks::create(
+        &app,
+        &t.tokens[0],
+        json!({"url": rx.url, "events": ["game.chat"]}),
+    )
+    .await;
+    let id = app.started_game(&t, json!({})).await;
+    let secret = "<b>Bob & Carol</b> against Alice?";
+    let sent = ok(say(&app, &t, 1, &id, secret, "last").await).await;
+    assert_eq!(sent["n"], 1);
+    assert_eq!(sent["from"], "middle");
+    assert_eq!(sent["to"], "last");
+    assert_eq!(sent["text"], secret, "stored as written");
+    assert_eq!(sent["username"], t.names[1].as_str());
+    let sent = ok(say(&app, &t, 1, &id, "good luck, all", "all").await).await;
+    assert_eq!(sent["n"], 2);
+    assert_eq!(sent["to"], "all");
+
+    assert_eq!(chat_of(&app, &t, 0, &id).await, ["good luck, all"]);
+    for who in [1, 2] {
+        assert_eq!(
+            chat_of(&app, &t, who, &id).await,
+            [secret, "good luck, all"]
+        );
+    }
+    let page = ok(app
+        .authed(
+            Method::GET,
+            &format!("/api/v1/games/{id}/chat?after=1"),
+            &t.tokens[2],
+            None,
+        )
+        .await)
+    .await;
+    assert_eq!(page["messages"].as_array().unwrap().len(), 1);
+    assert_eq!(page["table_muted"], false);
+
+    let texts = |events: Vec<Value>| -> Vec<String> {
+        events
+            .iter()
+            .map(|e| e["text"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        texts(heard(&app, &t, 0, &id, "game.chat").await),
+        ["good luck, all"]
+    );
+    assert_eq!(
+        texts(heard(&app, &t, 2, &id, "game.chat").await),
+        [secret, "good luck, all"]
+    );
+    assert!(
+        heard(&app, &t, 1, &id, "game.chat").await.is_empty(),
+        "not to the writer"
+    );
+    // The webhook carries the table message; the private one, written
+    // before it, never reaches Alice's receiver.
+    let got = rx.wait_for(1).await;
+    let body = webhooks::verified(hook["secret"].as_str().unwrap(), &got[0]);
+    assert_eq!(body["type"], "game.chat");
+    assert_eq!(body["data"]["text"], "good luck, all");
+    let log = webhooks::wait_deliveries(&app, &t.tokens[0], hook["id"].as_str().unwrap(), |l| {
+        l.iter().all(|d| d["status"] == "delivered")
+    })
+    .await;
+    assert_eq!(log.len(), 1, "{log:?}");
+
+    // Not after the game either, and not in the record.
+    ok(post(&app, &t, 1, &id, "resign").await).await;
+    let game = ok(post(&app, &t, 2, &id, "resign").await).await;
+    assert_eq!(game["status"], "finished");
+    assert_eq!(chat_of(&app, &t, 0, &id).await, ["good luck, all"]);
+    let record = app
+        .request(Method::GET, &format!("/api/v1/games/{id}/record"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(!record.contains("Carol against"), "{record}");
+    // Players only; the text and the recipient are checked.
+    let outsider = app.trio("pmout").await;
+    let res = say(&app, &outsider, 0, &id, "hi", "all").await;
+    assert_problem(res, StatusCode::FORBIDDEN, "not-a-player").await;
+    let res = app
+        .authed(
+            Method::GET,
+            &format!("/api/v1/games/{id}/chat"),
+            &outsider.tokens[0],
+            None,
+        )
+        .await;
+    assert_problem(res, StatusCode::FORBIDDEN, "not-a-player").await;
+    for (text, to) in [
+        ("", "all"),
+        ("   ", "all"),
+        ("ding\u{7}", "all"),
+        ("me", "middle"),
+        ("x", "centre"),
+    ] {
+        let res = say(&app, &t, 1, &id, text, to).await;
+        assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    }
+    let long = "ä".repeat(501);
+    let res = say(&app, &t, 1, &id, &long, "all").await;
+    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    ok(say(&app, &t, 1, &id, &"ä".repeat(500), "all").await).await;
+}
+
+async fn chat_is_rate_limited_and_the_table_can_be_muted(backend: Backend) {
+    let app = spawn_app_with(backend, |s| s.limits.chat_messages.max = 3).await;
+    let t = app.trio("rl").await;
+    let id = app.started_game(&t, json!({})).await;
+    let muted = ok(app
+        .authed(
+            Method::PUT,
+            &format!("/api/v1/games/{id}/chat/mute"),
+            &t.tokens[2],
+            Some(&json!({"table_muted": true})),
+        )
+        .await)
+    .await;
+    assert_eq!(muted["table_muted"], true);
+    for i in 0..3 {
+        ok(say(&app, &t, 0, &id, &format!("message {i}"), "all").await).await;
+    }
+    let res = say(&app, &t, 0, &id, "one too many", "all").await;
+    let wait: u64 = res.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&wait), "{wait}");
+    assert_problem(res, StatusCode::TOO_MANY_REQUESTS, "rate-limited").await;
+    // The limit is per player per game: Bob may still write.
+    ok(say(&app, &t, 1, &id, "my turn to talk", "last").await).await;
+    app.clock.advance(chrono::Duration::seconds(61));
+    ok(say(&app, &t, 0, &id, "after a minute", "all").await).await;
+    // Carol muted the table: she hears only the private message, and still
+    // reads everything.
+    let heard_texts: Vec<Value> = heard(&app, &t, 2, &id, "game.chat")
+        .await
+        .into_iter()
+        .map(|e| e["text"].clone())
+        .collect();
+    assert_eq!(heard_texts, [json!("my turn to talk")]);
+    assert_eq!(chat_of(&app, &t, 2, &id).await.len(), 5);
+    assert_eq!(heard(&app, &t, 1, &id, "game.chat").await.len(), 4);
+    // Mail for chat is off until turned on.
+    let settings = ok(app
+        .authed(Method::GET, "/api/v1/me/notifications", &t.tokens[2], None)
+        .await)
+    .await;
+    assert_eq!(settings["mail"]["game.chat"], false);
+    assert_eq!(settings["mail"]["game.draw_offered"], true);
+    let settings = ok(app
+        .authed(
+            Method::PATCH,
+            "/api/v1/me/notifications",
+            &t.tokens[2],
+            Some(&json!({"mail": {"game.chat": true, "game.draw_offered": false}})),
+        )
+        .await)
+    .await;
+    assert_eq!(settings["mail"]["game.chat"], true);
+    assert_eq!(settings["mail"]["game.draw_offered"], false);
+}
+
 on_both_backends!(
+    private_chat_is_invisible_to_the_third_player,
+    chat_is_rate_limited_and_the_table_can_be_muted,
     r36_an_agreed_three_way_draw,
     r36_a_draw_declined_by_moving_withdrawn_and_lapsed,
 );

@@ -194,6 +194,7 @@ pub fn describe(event_type: &str) -> &'static str {
         events::YOUR_TURN => "your turn to move",
         events::ALLIANCE_PROPOSED => "alliance proposals",
         events::DRAW_OFFERED => "draw offers",
+        events::CHAT => "chat messages",
         events::PLAYER_ELIMINATED => "players eliminated",
         events::FINISHED => "games finished",
         events::DEADLINE_APPROACHING => "deadline reminders",
@@ -236,6 +237,7 @@ pub fn game_event(
         E::DeadlineApproaching(e) => &e.players,
         E::Cancelled(e) | E::Expired(e) => &e.players,
         E::DrawOffered(e) => &e.players,
+        E::Chat(e) => &e.players,
         E::Move(_) | E::Declined(_) | E::DrawDeclined(_) => return None,
     };
     let players = Players::of(players);
@@ -408,6 +410,36 @@ pub fn game_event(
                 .link("The game", &links.game)
                 .link("The board", &links.board)
         }
+        E::Chat(e) => {
+            let from = e.username.clone().unwrap_or_else(|| players.name(&e.from));
+            let (subject, lead) = if e.to == "all" {
+                (
+                    format!("{from} wrote to the table"),
+                    format!("{from} wrote to the table in your game with {others}:"),
+                )
+            } else {
+                (
+                    format!("{from} wrote to you privately"),
+                    format!(
+                        "{from} wrote to you privately in your game with {others} (the third player does not see it):"
+                    ),
+                )
+            };
+            let reply = if e.to == "all" {
+                "all".to_owned()
+            } else {
+                e.from.clone()
+            };
+            Doc::new(subject)
+                .para(lead)
+                .para(e.text.clone())
+                .para(format!(
+                    "To answer: POST {}/chat with {{\"text\": \"…\", \"to\": \"{reply}\"}}.",
+                    links.game
+                ))
+                .link("The conversation", format!("{}/chat", links.game))
+                .link("The board", &links.board)
+        }
         _ => return None,
     };
     Some(doc.render(me, footer))
@@ -567,6 +599,33 @@ mod tests {
             );
             assert!(body.contains("POST https://s.example/api/v1/games/g1/draw/accept"));
         }
+    }
+
+    #[test]
+    fn a_chat_message_is_quoted_escaped_and_says_if_it_is_private() {
+        let payload = json!({
+            "game_id": "g1",
+            "n": 3,
+            "from": "middle",
+            "username": "bob",
+            "to": "last",
+            "text": "<script>ally?</script> against alice",
+            "players": {"first": "alice", "middle": "bob", "last": "carol"},
+        });
+        let m = game_event(
+            &stored(events::CHAT, payload),
+            "carol",
+            "https://s.example",
+            &footer(),
+        )
+        .unwrap();
+        assert_eq!(m.subject, "bob wrote to you privately");
+        assert!(m.text.contains("<script>ally?</script> against alice"));
+        assert!(m
+            .html
+            .contains("&lt;script&gt;ally?&lt;/script&gt; against alice"));
+        assert!(!m.html.contains("<script>"));
+        assert!(m.text.contains(r#""to": "middle""#), "{}", m.text);
     }
 
     #[test]

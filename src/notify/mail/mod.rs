@@ -31,18 +31,32 @@ pub const VERIFY_EMAIL: &str = "account.verify_email";
 /// Mail to a webhook's owner when the server disables it.
 pub const WEBHOOK_DISABLED: &str = "webhook.disabled";
 
-/// Everything one can get by mail, each on unless opted out.
-pub const MAILED: [&str; 9] = [
+/// Everything one can get by mail: each on unless turned off, but those in
+/// [`OFF_BY_DEFAULT`], which are off unless turned on.
+pub const MAILED: [&str; 10] = [
     events::INVITED,
     events::STARTED,
     events::YOUR_TURN,
     events::ALLIANCE_PROPOSED,
     events::DRAW_OFFERED,
+    events::CHAT,
     events::PLAYER_ELIMINATED,
     events::FINISHED,
     events::DEADLINE_APPROACHING,
     WEBHOOK_DISABLED,
 ];
+
+/// Kinds of mail one gets only after turning them on.
+pub const OFF_BY_DEFAULT: [&str; 1] = [events::CHAT];
+
+/// Whether `kind` is mailed to one whose stored choices are `choices`. A
+/// stored choice (a row of `email_opt_outs`) is a choice against the kind's
+/// default: off for most kinds, on for those off by default.
+pub fn mailed(kind: &str, choices: &[String]) -> bool {
+    let chose = choices.iter().any(|c| c == kind);
+    let on_by_default = !OFF_BY_DEFAULT.contains(&kind);
+    on_by_default != chose
+}
 
 /// What writing mail needs: where links point, how they are signed, who sends.
 #[derive(Clone)]
@@ -154,7 +168,7 @@ fn row(
 
 /// Whether `user` gets `kind` mail: a verified address, not opted out.
 pub fn wants(conn: &mut DbConnection, user: &User, kind: &str) -> diesel::QueryResult<bool> {
-    Ok(user.email_verified && !q::opt_outs(conn, &user.id)?.iter().any(|k| k == kind))
+    Ok(user.email_verified && mailed(kind, &q::opt_outs(conn, &user.id)?))
 }
 
 /// Queues the link that confirms `user`'s address. For an address another
@@ -225,11 +239,8 @@ pub struct Preferences {
 const RECENT: i64 = 20;
 
 pub fn preferences(conn: &mut DbConnection, user: User) -> diesel::QueryResult<Preferences> {
-    let opted_out = q::opt_outs(conn, &user.id)?;
-    let mail = MAILED
-        .iter()
-        .map(|k| (*k, !opted_out.iter().any(|o| o == k)))
-        .collect();
+    let choices = q::opt_outs(conn, &user.id)?;
+    let mail = MAILED.iter().map(|k| (*k, mailed(k, &choices))).collect();
     let recent = q::recent_of_user(conn, &user.id, RECENT)?;
     Ok(Preferences { user, mail, recent })
 }
@@ -244,12 +255,30 @@ pub fn set_preferences(
     use diesel::Connection as _;
     conn.transaction(|conn| {
         for (kind, on) in changes {
-            if *on {
-                q::opt_in(conn, user_id, kind)?;
+            // Store a choice only where it differs from the default.
+            let on_by_default = !OFF_BY_DEFAULT.contains(&kind.as_str());
+            if *on == on_by_default {
+                q::clear_choice(conn, user_id, kind)?;
             } else {
-                q::opt_out(conn, user_id, kind, now)?;
+                q::store_choice(conn, user_id, kind, now)?;
             }
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_choice_turns_a_kind_against_its_default() {
+        let none: Vec<String> = Vec::new();
+        assert!(mailed(events::YOUR_TURN, &none));
+        assert!(!mailed(events::CHAT, &none), "chat mail is off by default");
+        let chosen = vec![events::YOUR_TURN.to_owned(), events::CHAT.to_owned()];
+        assert!(!mailed(events::YOUR_TURN, &chosen));
+        assert!(mailed(events::CHAT, &chosen));
+        assert!(mailed(events::FINISHED, &chosen));
+    }
 }

@@ -55,7 +55,7 @@ pub fn fan_out(conn: &mut DbConnection, ctx: &MailContext) -> diesel::QueryResul
             let Some(r) = &recipients[&event.user_id] else {
                 continue;
             };
-            if !r.user.email_verified || r.opted_out.contains(&event.event_type) {
+            if !r.user.email_verified || !super::mailed(&event.event_type, &r.opted_out) {
                 continue;
             }
             let stored = match StoredEvent::parse(&event) {

@@ -7,6 +7,7 @@ pub mod lobby;
 pub mod play;
 pub mod reading;
 pub mod records;
+pub mod talk;
 pub mod view;
 
 use actix_web::http::header;
