@@ -1,10 +1,10 @@
-//! Queries on `chat_messages` and `chat_mutes`.
+//! Queries on table talk: `chat_messages`, `chat_mutes` and `game_notes`.
 
 use crate::domain::{GameId, UserId};
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use super::schema::{chat_messages as cm, chat_mutes as mu};
+use super::schema::{chat_messages as cm, chat_mutes as mu, game_notes as gn};
 use super::DbConnection;
 
 /// A message as stored: to the whole table when `to_seat` is None.
@@ -101,6 +101,45 @@ pub fn set_muted(
                 mu::game_id.eq(game_id),
                 mu::user_id.eq(user_id),
                 mu::created_at.eq(now),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// A player's notes on a game, and when they last changed.
+pub fn notes(
+    conn: &mut DbConnection,
+    game_id: &str,
+    user_id: &str,
+) -> QueryResult<Option<(String, NaiveDateTime)>> {
+    gn::table
+        .filter(gn::game_id.eq(game_id))
+        .filter(gn::user_id.eq(user_id))
+        .select((gn::body, gn::updated_at))
+        .first(conn)
+        .optional()
+}
+
+/// Replaces a player's notes on a game; empty notes are removed.
+pub fn set_notes(
+    conn: &mut DbConnection,
+    game_id: &str,
+    user_id: &str,
+    body: &str,
+    now: NaiveDateTime,
+) -> QueryResult<()> {
+    let mine = gn::table
+        .filter(gn::game_id.eq(game_id))
+        .filter(gn::user_id.eq(user_id));
+    diesel::delete(mine).execute(conn)?;
+    if !body.is_empty() {
+        diesel::insert_into(gn::table)
+            .values((
+                gn::game_id.eq(game_id),
+                gn::user_id.eq(user_id),
+                gn::body.eq(body),
+                gn::updated_at.eq(now),
             ))
             .execute(conn)?;
     }

@@ -198,6 +198,15 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    game_notes (game_id, user_id) {
+        game_id -> Text,
+        user_id -> Text,
+        body -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(game_seats -> games (game_id));
 diesel::joinable!(game_actions -> games (game_id));
 diesel::joinable!(alliance_proposals -> games (game_id));
@@ -338,4 +347,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     rating_changes,
     chat_messages,
     chat_mutes,
+    game_notes,
 );

@@ -20,6 +20,7 @@ pub mod listing;
 pub mod lobby;
 pub mod model;
 pub mod moves;
+pub mod notes;
 pub mod ratings;
 pub mod records;
 pub mod snapshot;

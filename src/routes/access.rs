@@ -84,6 +84,16 @@ pub const ACCESS: &[(&str, &str, Access)] = &[
         Access::Required(Scope::GamesPlay),
     ),
     (
+        "GET",
+        "/api/v1/games/{id}/notes",
+        Access::Required(Scope::GamesRead),
+    ),
+    (
+        "PUT",
+        "/api/v1/games/{id}/notes",
+        Access::Required(Scope::GamesPlay),
+    ),
+    (
         "POST",
         "/api/v1/games/{id}/draw/offer",
         Access::Required(Scope::GamesPlay),

@@ -109,6 +109,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::resource("/api/v1/games/{id}/chat/mute").route(web::put().to(games::talk::mute)),
         )
         .service(
+            web::resource("/api/v1/games/{id}/notes")
+                .route(web::get().to(games::talk::read_notes))
+                .route(web::put().to(games::talk::write_notes)),
+        )
+        .service(
             web::resource("/api/v1/games/{id}/draw/offer")
                 .route(web::post().to(games::play::offer_draw)),
         )

@@ -56,6 +56,8 @@ use crate::routes::access::{access_of, Access};
         routes::games::talk::post,
         routes::games::talk::read,
         routes::games::talk::mute,
+        routes::games::talk::read_notes,
+        routes::games::talk::write_notes,
         routes::games::play::accept_draw,
         routes::games::play::decline_draw,
         routes::games::alliances::propose,

@@ -418,7 +418,64 @@ async fn chat_is_rate_limited_and_the_table_can_be_muted(backend: Backend) {
     assert_eq!(settings["mail"]["game.draw_offered"], false);
 }
 
+async fn notes_are_private_to_their_writer(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("notes").await;
+    let id = app.started_game(&t, json!({})).await;
+    let path = format!("/api/v1/games/{id}/notes");
+    let read = |who: usize| {
+        let (app, t, path) = (&app, &t, path.clone());
+        async move { ok(app.authed(Method::GET, &path, &t.tokens[who], None).await).await }
+    };
+    let write = |who: usize, text: String| {
+        let (app, t, path) = (&app, &t, path.clone());
+        async move {
+            app.authed(
+                Method::PUT,
+                &path,
+                &t.tokens[who],
+                Some(&json!({ "text": text })),
+            )
+            .await
+        }
+    };
+    let empty = read(1).await;
+    assert_eq!(empty, json!({"text": "", "updated_at": null}));
+    let plan = "Carol agreed to ally if <Alice> castles.\nWatch 7g.".to_owned();
+    let saved = ok(write(1, plan.clone()).await).await;
+    assert_eq!(saved["text"], plan.as_str());
+    assert!(saved["updated_at"].is_string());
+    assert_eq!(read(1).await["text"], plan.as_str());
+    for other in [0, 2] {
+        assert_eq!(read(other).await["text"], "", "player {other}");
+    }
+    ok(write(2, "mine".into()).await).await;
+    assert_eq!(read(1).await["text"], plan.as_str());
+    // At most 10,000 characters; empty removes them.
+    let res = write(1, "n".repeat(10_001)).await;
+    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    ok(write(1, "ü".repeat(10_000)).await).await;
+    ok(write(1, String::new()).await).await;
+    assert_eq!(read(1).await, json!({"text": "", "updated_at": null}));
+    assert_eq!(read(2).await["text"], "mine");
+    let outsider = app.trio("notesout").await;
+    let res = app
+        .authed(Method::GET, &path, &outsider.tokens[0], None)
+        .await;
+    assert_problem(res, StatusCode::FORBIDDEN, "not-a-player").await;
+    let res = app
+        .authed(
+            Method::PUT,
+            &path,
+            &outsider.tokens[0],
+            Some(&json!({"text": "x"})),
+        )
+        .await;
+    assert_problem(res, StatusCode::FORBIDDEN, "not-a-player").await;
+}
+
 on_both_backends!(
+    notes_are_private_to_their_writer,
     private_chat_is_invisible_to_the_third_player,
     chat_is_rate_limited_and_the_table_can_be_muted,
     r36_an_agreed_three_way_draw,

@@ -12,6 +12,7 @@ use crate::auth::Authenticated;
 use crate::db::chat::ChatRow;
 use crate::error::{ApiError, Problem};
 use crate::games::chat::{self, NewMessage, Recipient};
+use crate::games::notes;
 use crate::routes::json::ApiJson;
 use crate::routes::{utc, AuthProblems, JsonBodyProblems};
 use crate::state::AppState;
@@ -201,4 +202,83 @@ pub async fn mute(
     let muted = body.0.table_muted;
     let table_muted = chat::mute_table(&state.games, &auth.user_id, &path, muted, now).await?;
     Ok(HttpResponse::Ok().json(MuteRequest { table_muted }))
+}
+
+#[derive(Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"text": "Carol agreed to ally if Alice castles."}))]
+pub struct NotesRequest {
+    /// Up to 10,000 characters; empty removes your notes.
+    #[schema(max_length = 10000)]
+    pub text: String,
+}
+
+/// Your private notes on a game.
+#[derive(Serialize, ToSchema)]
+pub struct NotesView {
+    /// Empty if you have none.
+    pub text: String,
+    /// When you last changed them; null if you have none.
+    pub updated_at: Option<DateTime<Utc>>,
+}
+
+impl From<notes::Notes> for NotesView {
+    fn from(n: notes::Notes) -> Self {
+        Self {
+            text: n.text,
+            updated_at: n.updated_at.map(utc),
+        }
+    }
+}
+
+/// Your private notes on a game: shown to no one else. For its players and its
+/// creator.
+#[utoipa::path(
+    get,
+    path = "/api/v1/games/{id}/notes",
+    operation_id = "read_notes",
+    tag = "games",
+    params(("id" = crate::domain::GameId, Path, description = "The game's id")),
+    responses(
+        (status = 200, description = "Your notes", body = NotesView),
+        (status = 403, description = "Not a player or the creator (`not-a-player`)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+    )
+)]
+pub async fn read_notes(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    path: web::Path<GameId>,
+) -> Result<HttpResponse, ApiError> {
+    let n = notes::read_notes(&state.games, &auth.user_id, &path).await?;
+    Ok(HttpResponse::Ok().json(NotesView::from(n)))
+}
+
+/// Replace your private notes on a game.
+#[utoipa::path(
+    put,
+    path = "/api/v1/games/{id}/notes",
+    operation_id = "write_notes",
+    tag = "games",
+    params(("id" = crate::domain::GameId, Path, description = "The game's id")),
+    request_body = NotesRequest,
+    responses(
+        (status = 200, description = "Your notes now", body = NotesView),
+        (status = 403, description = "Not a player or the creator (`not-a-player`)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "More than 10,000 characters, or a NUL character", body = Problem, content_type = "application/problem+json"),
+        AuthProblems,
+        JsonBodyProblems,
+    )
+)]
+pub async fn write_notes(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    path: web::Path<GameId>,
+    body: ApiJson<NotesRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let now = state.clock.now();
+    let n = notes::write_notes(&state.games, &auth.user_id, &path, body.0.text, now).await?;
+    Ok(HttpResponse::Ok().json(NotesView::from(n)))
 }
