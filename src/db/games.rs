@@ -67,6 +67,8 @@ pub struct ActionRow {
     pub position_after: String,
     pub effects: String,
     pub created_at: NaiveDateTime,
+    /// Played by the server from the player's premoves.
+    pub premove: bool,
 }
 
 #[derive(Debug, Clone, Queryable, Insertable)]

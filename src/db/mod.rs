@@ -9,6 +9,7 @@ pub mod live;
 pub mod mail;
 pub mod models;
 pub mod outbox;
+pub mod premoves;
 pub mod ratings;
 pub mod schema;
 pub mod secrets;

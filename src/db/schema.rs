@@ -151,6 +151,7 @@ diesel::table! {
         position_after -> Text,
         effects -> Text,
         created_at -> Timestamp,
+        premove -> Bool,
     }
 }
 
@@ -203,6 +204,17 @@ diesel::table! {
         game_id -> Text,
         user_id -> Text,
         body -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    premoves (game_id, user_id) {
+        game_id -> Text,
+        user_id -> Text,
+        seat -> Text,
+        from_ply -> Integer,
+        lines -> Text,
         updated_at -> Timestamp,
     }
 }
@@ -348,4 +360,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     chat_messages,
     chat_mutes,
     game_notes,
+    premoves,
 );

@@ -242,6 +242,8 @@ pub(super) fn offer(
     let mut g = g;
     g.set_draw_offer(Some(&offer));
     save(conn, &mut g, now)?;
+    // Premoves were checked against a game without an offer.
+    db::premoves::clear_game(conn, &g.row.id)?;
     let actor = g.seat(seat).user_id.clone();
     let everyone = g.player_ids();
     let event = GameEvent::DrawOffered(events::DrawOffered {

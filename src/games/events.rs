@@ -208,6 +208,9 @@ pub struct MovePlayed {
     pub position: String,
     pub to_move: Option<String>,
     pub effects: Vec<Effect>,
+    /// Played by the server from the mover's premoves.
+    #[serde(default)]
+    pub premove: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -101,6 +101,21 @@ pub(super) fn append(
     actor: Option<&str>,
     now: NaiveDateTime,
 ) -> Result<Loaded, GameError> {
+    append_as(conn, settings, g, action, actor, now, false)
+}
+
+/// [`append`], for a move the server plays from its player's premoves when
+/// `premove`. After a move, the premove it leads to (if any) is appended
+/// too, and so on: the answer is the game after the last of them.
+fn append_as(
+    conn: &mut DbConnection,
+    settings: &Settings,
+    g: &Loaded,
+    action: Action,
+    actor: Option<&str>,
+    now: NaiveDateTime,
+    premove: bool,
+) -> Result<Loaded, GameError> {
     let before = *g.position();
     let mut game = g.game.clone();
     let entry = game.act(action).map_err(GameError::Illegal)?.clone();
@@ -118,6 +133,7 @@ pub(super) fn append(
         position_after: after.to_string(),
         effects: events::effects_text(&entry.events),
         created_at: now,
+        premove,
     };
     match db::games::insert_action(conn, &action_row) {
         Ok(()) => {}
@@ -166,7 +182,15 @@ pub(super) fn append(
         || after.is_over();
     if changed_premises {
         db::games::lapse_proposals(conn, &next.row.id, now)?;
+        // Premoves were checked against the alliance and the players there were.
+        db::premoves::clear_game(conn, &next.row.id)?;
     }
+    let premove_next = match action {
+        Action::Move(m) if !changed_premises => {
+            super::premoves::advance(conn, &next, before.ply(), m, now)?
+        }
+        _ => None,
+    };
     if let (Some(offer), Some(ended)) = (&standing_offer, offer_ended) {
         // The one who moved knows; everyone hears of a withdrawal.
         let skip = actor.filter(|_| ended.0 == super::draws::Ended::Moved);
@@ -176,10 +200,11 @@ pub(super) fn append(
     let all = || everyone.iter().map(String::as_str);
     if let Action::Move(m) = action {
         let mover = entry.player.expect("moves have a player");
+        // A premove's player hears of it like the others.
         emit(
             conn,
             &next.row.id,
-            all().filter(|u| Some(*u) != actor),
+            all().filter(|u| premove || Some(*u) != actor),
             GameEvent::Move(events::MovePlayed {
                 ply: before.ply(),
                 notation: m.to_string(),
@@ -188,6 +213,7 @@ pub(super) fn append(
                 position: after.to_string(),
                 to_move: to_move_name(&after),
                 effects: entry.events.iter().map(Effect::of).collect(),
+                premove,
             }),
             now,
         )?;
@@ -196,6 +222,31 @@ pub(super) fn append(
         let reported = GameEvent::of_effect(Effect::of(e), after.ply(), Players::of(&next));
         if let Some(event) = reported {
             emit(conn, &next.row.id, all(), event, now)?;
+        }
+    }
+    if let Some((user, mv)) = premove_next {
+        // Its turn is played at once: no `your_turn` for it. Lines are checked
+        // and matched move by move, so the rules cannot refuse it; if they
+        // ever did, the premoves go and the player is told it is their turn,
+        // and the move that led here stands.
+        use diesel::Connection as _;
+        let played = conn.transaction(|conn| {
+            append_as(
+                conn,
+                settings,
+                &next,
+                Action::Move(mv),
+                Some(&user),
+                now,
+                true,
+            )
+        });
+        match played {
+            Err(GameError::Illegal(e)) => {
+                tracing::error!(game = %next.row.id, premove = %mv, error = %e, "a premove was refused; dropped");
+                db::premoves::remove(conn, &next.row.id, &user)?;
+            }
+            other => return other,
         }
     }
     if !after.is_over() && turn_changed {

@@ -21,6 +21,7 @@ pub mod lobby;
 pub mod model;
 pub mod moves;
 pub mod notes;
+pub mod premoves;
 pub mod ratings;
 pub mod records;
 pub mod snapshot;

@@ -106,6 +106,7 @@ fn import(
                     position_after: e.position.to_string(),
                     effects: effects_text(&e.events),
                     created_at: now,
+                    premove: false,
                 },
             )?;
             prev = e.position;

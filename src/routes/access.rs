@@ -85,6 +85,21 @@ pub const ACCESS: &[(&str, &str, Access)] = &[
     ),
     (
         "GET",
+        "/api/v1/games/{id}/premoves",
+        Access::Required(Scope::GamesRead),
+    ),
+    (
+        "PUT",
+        "/api/v1/games/{id}/premoves",
+        Access::Required(Scope::GamesPlay),
+    ),
+    (
+        "DELETE",
+        "/api/v1/games/{id}/premoves",
+        Access::Required(Scope::GamesPlay),
+    ),
+    (
+        "GET",
         "/api/v1/games/{id}/notes",
         Access::Required(Scope::GamesRead),
     ),

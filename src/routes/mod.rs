@@ -109,6 +109,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::resource("/api/v1/games/{id}/chat/mute").route(web::put().to(games::talk::mute)),
         )
         .service(
+            web::resource("/api/v1/games/{id}/premoves")
+                .route(web::get().to(games::premoves::read))
+                .route(web::put().to(games::premoves::set))
+                .route(web::delete().to(games::premoves::clear)),
+        )
+        .service(
             web::resource("/api/v1/games/{id}/notes")
                 .route(web::get().to(games::talk::read_notes))
                 .route(web::put().to(games::talk::write_notes)),

@@ -474,7 +474,253 @@ async fn notes_are_private_to_their_writer(backend: Backend) {
     assert_problem(res, StatusCode::FORBIDDEN, "not-a-player").await;
 }
 
+/// PUT premoves as player `who`.
+async fn premove(app: &TestApp, t: &Trio, who: usize, id: &str, lines: Value) -> reqwest::Response {
+    app.authed(
+        Method::PUT,
+        &format!("/api/v1/games/{id}/premoves"),
+        &t.tokens[who],
+        Some(&json!({ "lines": lines })),
+    )
+    .await
+}
+
+async fn premoves_of(app: &TestApp, t: &Trio, who: usize, id: &str) -> Value {
+    ok(app
+        .authed(
+            Method::GET,
+            &format!("/api/v1/games/{id}/premoves"),
+            &t.tokens[who],
+            None,
+        )
+        .await)
+    .await
+}
+
+async fn a_premove_chain_across_two_players_resolves_at_once(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("chain").await;
+    let id = app.started_game(&t, json!({})).await;
+    // Middle answers 2g10k+ with 12l8d; Last answers that with 10d8d.
+    let saved = ok(premove(
+        &app,
+        &t,
+        1,
+        &id,
+        json!([
+            ["2g10k+", "12l8d"],
+            ["3d4d", "12l8d", "10d8d", "1d2e", "7k7j"]
+        ]),
+    )
+    .await)
+    .await;
+    assert_eq!(saved["from_ply"], 1);
+    assert_eq!(saved["lines"].as_array().unwrap().len(), 2);
+    ok(premove(&app, &t, 2, &id, json!([["2g10k+", "12l8d", "10d8d"]])).await).await;
+    // Private to their owner.
+    assert_eq!(premoves_of(&app, &t, 0, &id).await["lines"], json!([]));
+
+    let game = app.play_all(&t, &id, &["2g10k+"]).await;
+    assert_eq!(game["ply"], 4, "{game}");
+    assert_eq!(game["to_move"], "first");
+    assert_eq!(game["last_move"]["move"], "10d8d");
+    let moves: Value = app
+        .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let played: Vec<(Value, Value, Value)> = moves
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["notation"].clone(),
+                m["premove"].clone(),
+                m["username"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        played,
+        [
+            (json!("2g10k+"), json!(false), json!(t.names[0])),
+            (json!("12l8d"), json!(true), json!(t.names[1])),
+            (json!("10d8d"), json!(true), json!(t.names[2])),
+        ]
+    );
+    // Each hears of the premoves by game.move, its own included; nobody was
+    // told it was their turn but First.
+    for who in 0..3 {
+        let premoved: Vec<Value> = heard(&app, &t, who, &id, "game.move")
+            .await
+            .into_iter()
+            .filter(|m| m["premove"] == true)
+            .map(|m| m["move"].clone())
+            .collect();
+        assert_eq!(premoved, [json!("12l8d"), json!("10d8d")], "player {who}");
+    }
+    let turns: Vec<Value> = heard(&app, &t, 0, &id, "game.your_turn")
+        .await
+        .into_iter()
+        .map(|e| e["ply"].clone())
+        .collect();
+    assert_eq!(turns, [json!(1), json!(4)]);
+    for who in [1, 2] {
+        assert!(
+            heard(&app, &t, who, &id, "game.your_turn").await.is_empty(),
+            "player {who}"
+        );
+        assert_eq!(
+            premoves_of(&app, &t, who, &id).await["lines"],
+            json!([]),
+            "used up"
+        );
+    }
+}
+
+async fn a_premove_is_dropped_when_the_reply_differs_and_checked_when_saved(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("drop").await;
+    let id = app.started_game(&t, json!({})).await;
+    ok(premove(
+        &app,
+        &t,
+        1,
+        &id,
+        json!([
+            ["2g10k+", "12l8d"],
+            ["3d4d", "12l8d", "10d8d", "1d2e", "7k7j"]
+        ]),
+    )
+    .await)
+    .await;
+    let game = app.play_all(&t, &id, &["1d2e"]).await;
+    assert_eq!(
+        game["to_move"], "middle",
+        "nothing matched: Middle moves itself"
+    );
+    assert_eq!(premoves_of(&app, &t, 1, &id).await["lines"], json!([]));
+    assert_eq!(heard(&app, &t, 1, &id, "game.your_turn").await.len(), 1);
+
+    // A line that still matches waits for the rest.
+    let id = app.started_game(&t, json!({})).await;
+    ok(premove(
+        &app,
+        &t,
+        1,
+        &id,
+        json!([
+            ["3d4d", "12l8d", "10d8d", "1d2e", "7k7j"],
+            ["2g10k+", "12l8d"]
+        ]),
+    )
+    .await)
+    .await;
+    let game = app.play_all(&t, &id, &["3d4d"]).await;
+    assert_eq!(game["to_move"], "last");
+    assert_eq!(game["last_move"]["move"], "12l8d");
+    let left = premoves_of(&app, &t, 1, &id).await;
+    assert_eq!(left["lines"], json!([["10d8d", "1d2e", "7k7j"]]));
+    assert_eq!(left["from_ply"], 3);
+    let game = app.play_all(&t, &id, &["10d9d"]).await;
+    assert_eq!(game["to_move"], "first", "Last played otherwise");
+    assert_eq!(premoves_of(&app, &t, 1, &id).await["lines"], json!([]));
+
+    // Every move is checked when saved; the refusal names line and index.
+    let id = app.started_game(&t, json!({})).await;
+    let res = premove(
+        &app,
+        &t,
+        1,
+        &id,
+        json!([["1d2e", "10m10l"], ["1d2e", "1c1d"]]),
+    )
+    .await;
+    let p = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    let errors = p["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{p}");
+    assert_eq!(errors[0]["field"], "lines[1][1]");
+    assert_eq!(errors[0]["code"], "not-your-piece");
+    let res = premove(&app, &t, 1, &id, json!([["1d2e"]])).await;
+    let p = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    assert_eq!(p["errors"][0]["code"], "no-move-of-yours");
+    let too_long = vec!["1d2e"; 13];
+    let res = premove(&app, &t, 1, &id, json!([too_long])).await;
+    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    let res = premove(&app, &t, 1, &id, json!(vec![["1d2e", "10m10l"]; 101])).await;
+    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    let outsider = app.trio("dropout").await;
+    let res = premove(&app, &outsider, 0, &id, json!([["1d2e"]])).await;
+    assert_problem(res, StatusCode::FORBIDDEN, "not-a-player").await;
+    // DELETE removes them.
+    ok(premove(&app, &t, 1, &id, json!([["1d2e", "10m10l"]])).await).await;
+    let res = app
+        .authed(
+            Method::DELETE,
+            &format!("/api/v1/games/{id}/premoves"),
+            &t.tokens[1],
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::NO_CONTENT);
+    assert_eq!(premoves_of(&app, &t, 1, &id).await["from_ply"], Value::Null);
+}
+
+async fn premoves_are_cleared_by_an_alliance_and_a_draw_offer(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("clr").await;
+    let id = app.started_game(&t, json!({})).await;
+    let lines = json!([["2g10k+", "12l8d"]]);
+    ok(premove(&app, &t, 1, &id, lines.clone()).await).await;
+    ok(post(&app, &t, 2, &id, "draw/offer").await).await;
+    assert_eq!(
+        premoves_of(&app, &t, 1, &id).await["lines"],
+        json!([]),
+        "a draw offer clears them"
+    );
+    ok(post(&app, &t, 2, &id, "draw/decline").await).await;
+
+    ok(premove(&app, &t, 1, &id, lines.clone()).await).await;
+    ok(premove(&app, &t, 2, &id, json!([["2g10k+", "12l8d", "10d8d"]])).await).await;
+    let p: Value = app
+        .authed(
+            Method::POST,
+            &format!("/api/v1/games/{id}/alliance/proposals"),
+            &t.tokens[0],
+            Some(&json!({"to": "last"})),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let pid = p["id"].as_str().unwrap();
+    ok(post(
+        &app,
+        &t,
+        2,
+        &id,
+        &format!("alliance/proposals/{pid}/accept"),
+    )
+    .await)
+    .await;
+    for who in [1, 2] {
+        assert_eq!(
+            premoves_of(&app, &t, who, &id).await["lines"],
+            json!([]),
+            "player {who}"
+        );
+    }
+    // Nothing is played for Middle after First's move.
+    let game = app.play_all(&t, &id, &["2g10k+"]).await;
+    assert_eq!(game["to_move"], "middle");
+}
+
 on_both_backends!(
+    a_premove_chain_across_two_players_resolves_at_once,
+    a_premove_is_dropped_when_the_reply_differs_and_checked_when_saved,
+    premoves_are_cleared_by_an_alliance_and_a_draw_offer,
     notes_are_private_to_their_writer,
     private_chat_is_invisible_to_the_third_player,
     chat_is_rate_limited_and_the_table_can_be_muted,

@@ -5,6 +5,7 @@
 pub mod alliances;
 pub mod lobby;
 pub mod play;
+pub mod premoves;
 pub mod reading;
 pub mod records;
 pub mod talk;

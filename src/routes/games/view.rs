@@ -409,12 +409,12 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
 pub struct ActionView {
     /// 1, 2, 3… in the order taken.
     pub seq: i32,
-    /// `move`, `alliance`, `resign` or `timeout`.
+    /// `move`, `alliance`, `resign`, `timeout` or `draw_agreed`.
     #[schema(example = "move")]
     pub kind: String,
     /// For moves: the ply it was played at.
     pub ply: Option<i32>,
-    /// R33 for moves; `ally:fm`, `resign:m`, `timeout:l` otherwise.
+    /// R33 for moves; `ally:fm`, `resign:m`, `timeout:l`, `draw:agreed` otherwise.
     #[schema(example = "7k7j")]
     pub notation: String,
     /// The seat that acted (for alliances: null).
@@ -426,6 +426,8 @@ pub struct ActionView {
     /// What the rules did besides the move: alliances, eliminations, the end.
     #[schema(value_type = Vec<Object>)]
     pub effects: Value,
+    /// Played by the server from the player's premoves.
+    pub premove: bool,
 }
 
 pub fn action_views(h: &History) -> Vec<ActionView> {
@@ -450,6 +452,7 @@ pub fn action_views(h: &History) -> Vec<ActionView> {
             // and never a guess if those were damaged.
             effects: serde_json::to_value(entry.events.iter().map(Effect::of).collect::<Vec<_>>())
                 .expect("effects serialize"),
+            premove: a.premove,
         })
         .collect()
 }

@@ -1,0 +1,2 @@
+ALTER TABLE game_actions DROP COLUMN premove;
+DROP TABLE premoves;
