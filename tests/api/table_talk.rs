@@ -717,7 +717,46 @@ async fn premoves_are_cleared_by_an_alliance_and_a_draw_offer(backend: Backend) 
     assert_eq!(game["to_move"], "middle");
 }
 
+/// Two server processes on one database race First's move: exactly one move
+/// is stored, and Middle's premove for it is played once.
+async fn racing_processes_play_a_premove_once(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let second = app.restart().await;
+    let t = app.trio("prace").await;
+    for _ in 0..3 {
+        let id = app.started_game(&t, json!({})).await;
+        let lines = json!([["2g10k+", "12l8d"], ["3d4d", "12l8d"]]);
+        ok(premove(&app, &t, 1, &id, lines).await).await;
+        let (ra, rb) = tokio::join!(
+            app.play_move(&t.tokens[0], &id, "2g10k+", 1),
+            second.play_move(&t.tokens[0], &id, "3d4d", 1)
+        );
+        let codes = [ra.status(), rb.status()];
+        assert_eq!(
+            codes.iter().filter(|c| **c == StatusCode::CREATED).count(),
+            1,
+            "{codes:?}"
+        );
+        let moves: Value = app
+            .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
+            .await
+            .json()
+            .await
+            .unwrap();
+        let played: Vec<(Value, Value)> = moves
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["ply"].clone(), m["premove"].clone()))
+            .collect();
+        assert_eq!(played, [(json!(1), json!(false)), (json!(2), json!(true))]);
+        let game = app.game_json(&t.tokens[0], &id).await;
+        assert_eq!(game["to_move"], "last");
+    }
+}
+
 on_both_backends!(
+    racing_processes_play_a_premove_once,
     a_premove_chain_across_two_players_resolves_at_once,
     a_premove_is_dropped_when_the_reply_differs_and_checked_when_saved,
     premoves_are_cleared_by_an_alliance_and_a_draw_offer,
