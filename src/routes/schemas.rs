@@ -206,6 +206,29 @@ pub fn bot_levels() -> ArrayBuilder {
         ))
 }
 
+/// A premove line: 1 to 12 moves.
+fn premove_line() -> ArrayBuilder {
+    ArrayBuilder::new()
+        .items(MoveNotation::schema())
+        .min_items(Some(1))
+        .max_items(Some(crate::games::premoves::MAX_PLIES))
+}
+
+/// `lines` of premoves: at most 100 lines of 1 to 12 moves each.
+pub fn premove_lines() -> ArrayBuilder {
+    ArrayBuilder::new()
+        .items(premove_line())
+        .max_items(Some(crate::games::premoves::MAX_LINES))
+        .description(Some(
+            "Up to 100 lines, each 1 to 12 moves (R33) in turn order from the position now.",
+        ))
+}
+
+/// What remains of premove lines: at most 100 lines of 1 to 12 moves.
+pub fn remaining_lines() -> ArrayBuilder {
+    premove_lines().description(Some("Each line's moves still to come, the next one first."))
+}
+
 /// `allies` at creation: two different seats, or null.
 pub fn allies() -> ArrayBuilder {
     ArrayBuilder::new()

@@ -15,22 +15,22 @@ use crate::state::AppState;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"lines": [["12l8d", "10d8d", "10k9k"], ["12l8d", "10d10e", "2c2d"]]}))]
+#[schema(example = json!({"lines": [["2g10k+", "12l8d"], ["3d4d", "12l8d", "10d8d", "1d2e", "7k7j"]]}))]
 pub struct PremovesRequest {
     /// Up to 100 lines, each 1 to 12 moves (R33) in turn order from the position
     /// now, with at least one move of yours: the server plays your moves in a
     /// line as long as the others play theirs. No two lines may answer the same
     /// moves with different moves of yours. An empty list removes your premoves.
-    #[schema(max_items = 100, value_type = Vec<Vec<crate::routes::schemas::MoveNotation>>)]
+    #[schema(schema_with = crate::routes::schemas::premove_lines)]
     pub lines: Vec<Vec<String>>,
 }
 
 /// Your premoves: what remains of your lines, from ply `from_ply` on.
 #[derive(Serialize, ToSchema)]
-#[schema(example = json!({"lines": [["10d8d", "10k9k"]], "from_ply": 3, "updated_at": "2026-12-02T10:00:00Z"}))]
+#[schema(example = json!({"lines": [["10d8d", "1d2e", "7k7j"]], "from_ply": 3, "updated_at": "2026-12-02T10:00:00Z"}))]
 pub struct PremovesView {
     /// Each line's moves still to come, the next one first.
-    #[schema(value_type = Vec<Vec<crate::routes::schemas::MoveNotation>>)]
+    #[schema(schema_with = crate::routes::schemas::remaining_lines)]
     pub lines: Vec<Vec<String>>,
     /// The ply the lines' first moves are for; null without premoves.
     pub from_ply: Option<u32>,
