@@ -81,7 +81,9 @@ fn play(
         let accepted = next
             .draw_offer()?
             .is_some_and(|o| o.accepted.contains(seat));
-        if submission.offer_draw && !next.position().is_over() && !accepted {
+        // (Premoves the move led to may have ended the game or the mover.)
+        let alive = !next.position().is_over() && next.position().is_alive(seat);
+        if submission.offer_draw && alive && !accepted {
             next = super::draws::offer(conn, settings, next, seat, now)?;
         }
         Ok(Played {
