@@ -283,7 +283,8 @@ pub async fn set_premoves(
     .await
 }
 
-/// The caller's premoves: what remains of their lines.
+/// The caller's premoves: what remains of their lines (`NoPremoves` if
+/// none remain).
 pub async fn read_premoves(
     games: &Games,
     caller: &UserId,
@@ -293,7 +294,10 @@ pub async fn read_premoves(
     db::run(&games.pool, move |conn| {
         let g = load(conn, &id)?;
         g.joined_seat(&caller)?;
-        of_row(db::premoves::of_player(conn, &id, &caller)?)
+        match db::premoves::of_player(conn, &id, &caller)? {
+            None => Err(GameError::NoPremoves),
+            found => of_row(found),
+        }
     })
     .await
 }

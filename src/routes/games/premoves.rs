@@ -95,7 +95,7 @@ pub async fn set(
     responses(
         (status = 200, description = "Your premoves", body = PremovesView),
         (status = 403, description = "Not a player (`not-a-player`)", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game, or you have no premoves in it (none registered, all used or dropped, or removed)", body = Problem, content_type = "application/problem+json"),
         AuthProblems,
     )
 )]

@@ -208,8 +208,9 @@ pub async fn mute(
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"text": "Carol agreed to ally if Alice castles."}))]
 pub struct NotesRequest {
-    /// Up to 10,000 characters; empty removes your notes.
-    #[schema(max_length = 10000)]
+    /// Up to 10,000 characters, without NUL (which the database cannot store);
+    /// empty removes your notes.
+    #[schema(max_length = 10000, pattern = "^[^\\u0000]*$")]
     pub text: String,
 }
 
