@@ -11,6 +11,7 @@ pub mod alliances;
 pub mod bot_turns;
 pub mod bots;
 pub mod chat;
+pub mod clock;
 pub mod deadlines;
 pub mod draws;
 mod error;
