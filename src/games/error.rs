@@ -14,8 +14,6 @@ pub enum GameError {
     UnknownUser(String),
     #[error("no such alliance proposal")]
     ProposalNotFound,
-    #[error("no premoves")]
-    NoPremoves,
     #[error("not a player of this game")]
     NotAPlayer,
     #[error("forbidden: {0}")]

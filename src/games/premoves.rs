@@ -69,15 +69,10 @@ fn refused(i: usize, j: Option<usize>, code: impl Into<String>, message: String)
     FieldError::new(field, code, message)
 }
 
-/// Checks lines for `seat` from `pos`: each move legal where it falls, each
-/// line at most [`MAX_PLIES`] long with a move of `seat`'s in it, and no two
-/// lines answering the same moves with different moves of `seat`'s. Every
-/// refusal names the line and the index (from 0) and says why.
-pub fn check_lines(
-    pos: &Position,
-    seat: Player,
-    lines: &[Vec<String>],
-) -> Result<Vec<Vec<Move>>, GameError> {
+/// What can be checked of lines without the game: how many, how long, and
+/// that each move reads as R33 (a request that is malformed whatever the
+/// game's state is refused as such).
+pub fn check_shape(lines: &[Vec<String>]) -> Result<(), GameError> {
     if lines.len() > MAX_LINES {
         return Err(GameError::invalid(
             "lines",
@@ -86,11 +81,7 @@ pub fn check_lines(
         ));
     }
     let mut errors = Vec::new();
-    let mut checked = Vec::with_capacity(lines.len());
-    // For each sequence of moves that leads to a move of `seat`'s: that move,
-    // and the line that first said it.
-    let mut answers: HashMap<Vec<Move>, (Move, usize)> = HashMap::new();
-    'lines: for (i, line) in lines.iter().enumerate() {
+    for (i, line) in lines.iter().enumerate() {
         if line.is_empty() || line.len() > MAX_PLIES {
             let n = line.len();
             errors.push(refused(
@@ -101,21 +92,49 @@ pub fn check_lines(
             ));
             continue;
         }
+        if let Some((j, e)) = line
+            .iter()
+            .enumerate()
+            .find_map(|(j, m)| Move::parse(m).err().map(|e| (j, e)))
+        {
+            errors.push(refused(
+                i,
+                Some(j),
+                "malformed",
+                format!("line {i}, move {j} ({:?}): {e}", line[j]),
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(GameError::Invalid(errors))
+    }
+}
+
+/// Checks lines for `seat` from `pos`: each move legal where it falls, each
+/// line at most [`MAX_PLIES`] long with a move of `seat`'s in it, and no two
+/// lines answering the same moves with different moves of `seat`'s. Every
+/// refusal names the line and the index (from 0) and says why.
+pub fn check_lines(
+    pos: &Position,
+    seat: Player,
+    lines: &[Vec<String>],
+) -> Result<Vec<Vec<Move>>, GameError> {
+    check_shape(lines)?;
+    let mut errors = Vec::new();
+    let mut checked = Vec::with_capacity(lines.len());
+    // For each sequence of moves that leads to a move of `seat`'s: that move,
+    // and the line that first said it.
+    let mut answers: HashMap<Vec<Move>, (Move, usize)> = HashMap::new();
+    'lines: for (i, line) in lines.iter().enumerate() {
         let mut at = *pos;
         let mut moves = Vec::with_capacity(line.len());
         let mut mine = false;
         for (j, text) in line.iter().enumerate() {
-            let mv = match Move::parse(text) {
-                Ok(mv) => mv,
-                Err(e) => {
-                    errors.push(refused(
-                        i,
-                        Some(j),
-                        "malformed",
-                        format!("line {i}, move {j} ({text:?}): {e}"),
-                    ));
-                    continue 'lines;
-                }
+            // `check_shape` refused moves that do not read.
+            let Ok(mv) = Move::parse(text) else {
+                continue 'lines;
             };
             let mover = at.to_move();
             match at.play_with_events(mv) {
@@ -258,6 +277,7 @@ pub async fn set_premoves(
     lines: Vec<Vec<String>>,
     now: NaiveDateTime,
 ) -> Result<Premoves, GameError> {
+    check_shape(&lines)?;
     let (caller, id) = (caller.to_owned(), game_id.to_owned());
     db::run(&games.pool, move |conn| {
         db::write_transaction(conn, |conn| {
@@ -283,8 +303,8 @@ pub async fn set_premoves(
     .await
 }
 
-/// The caller's premoves: what remains of their lines (`NoPremoves` if
-/// none remain).
+/// The caller's premoves: what remains of their lines (none when none
+/// remain: the set always exists, empty until lines are registered).
 pub async fn read_premoves(
     games: &Games,
     caller: &UserId,
@@ -294,10 +314,7 @@ pub async fn read_premoves(
     db::run(&games.pool, move |conn| {
         let g = load(conn, &id)?;
         g.joined_seat(&caller)?;
-        match db::premoves::of_player(conn, &id, &caller)? {
-            None => Err(GameError::NoPremoves),
-            found => of_row(found),
-        }
+        of_row(db::premoves::of_player(conn, &id, &caller)?)
     })
     .await
 }
@@ -351,11 +368,10 @@ mod tests {
             Middle,
             &lines(&[
                 &["2g10k+", "12l8d"],
-                &["2g10k+", "7k7j", "zz"],
+                &["2g10k+", "7k7j"],
                 &["2g10k+"],
                 &["2g10k+", "12l9e"],
                 &["3d4d", "1c1d"],
-                &["3d4d", "12l8d", "10d8d", "1d2e", "7k7j", "xx"],
             ]),
         )
         .unwrap_err();
@@ -366,8 +382,13 @@ mod tests {
                 ("lines[2]".to_owned(), "no-move-of-yours".to_owned()),
                 ("lines[3][1]".to_owned(), "unreachable".to_owned()),
                 ("lines[4][1]".to_owned(), "not-your-piece".to_owned()),
-                ("lines[5][5]".to_owned(), "malformed".to_owned()),
             ]
+        );
+        // Moves that do not read are refused before any is played.
+        let e = check_lines(&start, Middle, &lines(&[&["3d4d", "12l8d", "xx"]])).unwrap_err();
+        assert_eq!(
+            fields(e),
+            [("lines[0][2]".to_owned(), "malformed".to_owned())]
         );
         let long = vec!["2g10k+".to_owned(); MAX_PLIES + 1];
         let e = check_lines(&start, First, &[long]).unwrap_err();

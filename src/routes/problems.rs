@@ -185,9 +185,6 @@ impl From<GameError> for ApiError {
                 "unknown-user",
                 format!("there is no user `{name}`"),
             )]),
-            GameError::NoPremoves => {
-                ApiError::NotFound("You have no premoves in this game.".into())
-            }
             GameError::ProposalNotFound => {
                 ApiError::NotFound("This game has no alliance proposal with this id.".into())
             }

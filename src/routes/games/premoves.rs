@@ -85,7 +85,8 @@ pub async fn set(
     Ok(HttpResponse::Ok().json(PremovesView::from(p)))
 }
 
-/// Your premoves in a game (no one else's are shown to you).
+/// Your premoves in a game (no one else's are shown to you): empty lines when
+/// you have none (never registered, used up, dropped or removed).
 #[utoipa::path(
     get,
     path = "/api/v1/games/{id}/premoves",
@@ -95,7 +96,7 @@ pub async fn set(
     responses(
         (status = 200, description = "Your premoves", body = PremovesView),
         (status = 403, description = "Not a player (`not-a-player`)", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game, or you have no premoves in it (none registered, all used or dropped, or removed)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
         AuthProblems,
     )
 )]
