@@ -77,6 +77,7 @@ pub async fn register(state: &AppState, new: Registration) -> Result<User, Accou
         updated_at: now,
         claimed_email: None,
         bot_level: None,
+        time_zone: "UTC".into(),
     };
     let mail = state.mail.clone();
     db::run(&state.pool, move |conn| {
@@ -146,6 +147,8 @@ pub struct PasswordChange {
 /// personal token too unless `keep_tokens`.
 pub struct AccountUpdate {
     pub email: Option<Email>,
+    /// A time zone's IANA name, already checked.
+    pub time_zone: Option<String>,
     pub password: Option<PasswordChange>,
     pub keep_session: Option<String>,
     pub keep_tokens: bool,
@@ -182,6 +185,7 @@ pub async fn update_me(
     }
     let keep = update.keep_session;
     let keep_tokens = update.keep_tokens;
+    let time_zone = update.time_zone;
     let mail = state.mail.clone();
     let now = state.clock.now();
     db::run(&state.pool, move |conn| {
@@ -197,6 +201,9 @@ pub async fn update_me(
                     }
                     _ => db::users::update_email(conn, &user.id, email, None, now)?,
                 }
+            }
+            if let Some(tz) = &time_zone {
+                db::users::update_time_zone(conn, &user.id, tz, now)?;
             }
             if let Some(hash) = &new_hash {
                 // Compare and set: a password change that committed while

@@ -158,6 +158,7 @@ async fn create_users(pool: &db::Pool, n: usize) -> anyhow::Result<Vec<(UserId, 
                         updated_at: now,
                         claimed_email: None,
                         bot_level: None,
+                        time_zone: "UTC".into(),
                     };
                     db::users::insert(&mut conn, &user)?;
                     user

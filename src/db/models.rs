@@ -22,9 +22,23 @@ pub struct User {
     /// Set for the built-in computer players (1–5, their engine level);
     /// such an account cannot log in.
     pub bot_level: Option<i32>,
+    /// An IANA time zone name (`UTC` unless set).
+    pub time_zone: String,
 }
 
 impl User {
+    /// The account's time zone; a stored name that is not one is an error
+    /// naming the account.
+    pub fn zone(&self) -> anyhow::Result<chrono_tz::Tz> {
+        self.time_zone.parse().map_err(|_| {
+            anyhow::anyhow!(
+                "stored time zone of user {} is not a time zone: {:?}",
+                self.id,
+                self.time_zone
+            )
+        })
+    }
+
     /// The `email` of an account whose address another account holds
     /// (`.invalid` is never delivered).
     pub fn placeholder_email(id: &str) -> String {

@@ -11,6 +11,7 @@ diesel::table! {
         updated_at -> Timestamp,
         claimed_email -> Nullable<Text>,
         bot_level -> Nullable<Integer>,
+        time_zone -> Text,
     }
 }
 

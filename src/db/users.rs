@@ -81,6 +81,18 @@ pub fn update_email(
         .map(drop)
 }
 
+pub fn update_time_zone(
+    conn: &mut DbConnection,
+    id: &str,
+    time_zone: &str,
+    now: NaiveDateTime,
+) -> QueryResult<()> {
+    diesel::update(users::table.find(id))
+        .set((users::time_zone.eq(time_zone), users::updated_at.eq(now)))
+        .execute(conn)
+        .map(drop)
+}
+
 /// Replaces the password hash if it is still `proven` (the hash the current
 /// password was checked against); whether it was.
 pub fn update_password_hash(

@@ -27,12 +27,15 @@ pub struct RegisterRequest {
 
 /// Your own account.
 #[derive(Serialize, ToSchema)]
-#[schema(example = json!({"id": "0b0a1f1e-8a43-4a5c-9f57-2d9f5f0c1a2b", "username": "alice", "email": "alice@example.com", "email_verified": false, "created_at": "2026-01-01T12:00:00Z"}))]
+#[schema(example = json!({"id": "0b0a1f1e-8a43-4a5c-9f57-2d9f5f0c1a2b", "username": "alice", "email": "alice@example.com", "email_verified": false, "time_zone": "UTC", "created_at": "2026-01-01T12:00:00Z"}))]
 pub struct Account {
     pub id: String,
     pub username: String,
     pub email: String,
     pub email_verified: bool,
+    /// Your time zone (IANA name).
+    #[schema(example = "UTC")]
+    pub time_zone: String,
     pub created_at: DateTime<Utc>,
 }
 
@@ -44,6 +47,7 @@ impl From<User> for Account {
             username: user.username,
             email,
             email_verified: user.email_verified,
+            time_zone: user.time_zone,
             created_at: super::utc(user.created_at),
         }
     }

@@ -28,12 +28,23 @@ pub struct UpdateMeRequest {
     /// (default `true`).
     #[schema(default = true)]
     pub revoke_tokens: Option<bool>,
+    /// Your time zone, an IANA name such as `Europe/Berlin` (default `UTC`):
+    /// games that pause on weekends pause on yours.
+    #[schema(example = "Europe/Berlin", min_length = 1, max_length = 64)]
+    pub time_zone: Option<String>,
+}
+
+/// Changes checked.
+struct Parsed {
+    email: Option<Email>,
+    password: Option<PasswordChange>,
+    time_zone: Option<String>,
 }
 
 impl UpdateMeRequest {
     /// The new address and the password change, each checked (the password
     /// against the account's own name among others).
-    fn parse(self, username: &str) -> Result<(Option<Email>, Option<PasswordChange>), ApiError> {
+    fn parse(self, username: &str) -> Result<Parsed, ApiError> {
         let mut errors = Vec::new();
         let email = match self.email.as_deref().map(Email::parse) {
             Some(Ok(email)) => Some(email),
@@ -69,10 +80,26 @@ impl UpdateMeRequest {
             }
             (None, None) => None,
         };
+        let time_zone = match self.time_zone.as_deref().map(str::parse::<chrono_tz::Tz>) {
+            Some(Ok(tz)) => Some(tz.name().to_owned()),
+            Some(Err(_)) => {
+                errors.push(FieldError::new(
+                    "time_zone",
+                    "unknown",
+                    "is not a time zone: give an IANA name such as Europe/Berlin or UTC",
+                ));
+                None
+            }
+            None => None,
+        };
         if !errors.is_empty() {
             return Err(ApiError::Validation(errors));
         }
-        Ok((email, password))
+        Ok(Parsed {
+            email,
+            password,
+            time_zone,
+        })
     }
 }
 
@@ -95,7 +122,7 @@ pub async fn get_me(
     Ok(HttpResponse::Ok().json(Account::from(user)))
 }
 
-/// Change your email address and/or password.
+/// Change your email address, password or time zone.
 #[utoipa::path(
     patch,
     path = "/api/v1/me",
@@ -117,9 +144,14 @@ pub async fn patch_me(
     body: ApiJson<UpdateMeRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let keep_tokens = body.0.revoke_tokens == Some(false);
-    let (email, password) = body.0.parse(&auth.username)?;
+    let Parsed {
+        email,
+        password,
+        time_zone,
+    } = body.0.parse(&auth.username)?;
     let update = AccountUpdate {
         email,
+        time_zone,
         password,
         keep_session: auth.session_id().map(str::to_owned),
         keep_tokens,

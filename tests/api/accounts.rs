@@ -144,6 +144,31 @@ async fn me_shows_the_account(backend: Backend) {
     assert_eq!(body["email"], "frank@example.com");
     assert_eq!(body["email_verified"], false);
     assert!(body["created_at"].is_string());
+    assert_eq!(body["time_zone"], "UTC", "until set");
+}
+
+async fn the_time_zone_is_an_iana_name(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let user = app.register_user("tzuser").await;
+    let tokens = app.tokens_for(&user).await;
+    let res = app
+        .patch_me(&tokens.access, &json!({"time_zone": "Asia/Tokyo"}))
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["time_zone"], "Asia/Tokyo");
+    for bad in ["Mars/Olympus", "", "utc+2"] {
+        let res = app
+            .patch_me(&tokens.access, &json!({"time_zone": bad}))
+            .await;
+        let p = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+        assert_eq!(p["errors"][0]["field"], "time_zone", "{bad}: {p}");
+    }
+    let me: Value = app.get_me(&tokens.access).await.json().await.unwrap();
+    assert_eq!(
+        me["time_zone"], "Asia/Tokyo",
+        "a refused change changes nothing"
+    );
 }
 
 async fn changing_the_email(backend: Backend) {
@@ -283,6 +308,7 @@ async fn concurrent_password_changes_do_not_both_succeed(backend: Backend) {
 }
 
 crate::on_both_backends!(
+    the_time_zone_is_an_iana_name,
     concurrent_password_changes_do_not_both_succeed,
     registration_creates_an_account,
     usernames_are_unique_case_insensitively,
