@@ -14,7 +14,6 @@ use crate::rules::{Action, Player, PlayerSet, Position};
 
 use super::events::{self, emit, GameEvent, Players};
 use super::journal::{append, save};
-use super::model::Status;
 use super::model::{load_for_update, parse_seat_name, seat_name, state_of, GameState, Loaded};
 use super::{GameError, Games, Settings};
 
@@ -187,29 +186,6 @@ pub(super) fn report_end(
     Ok(())
 }
 
-/// The caller's seat, if they may take part in a draw offer: a living player
-/// of an active game.
-fn living_seat(g: &Loaded, user_id: &str) -> Result<Player, GameError> {
-    let seat = g.joined_seat(user_id)?;
-    match g.status() {
-        Status::Finished => return Err(GameError::GameOver),
-        Status::Active => {}
-        other => {
-            return Err(GameError::State(format!(
-                "the game is {}; draws are offered once it is active",
-                other.as_str()
-            )))
-        }
-    }
-    if !g.position().is_alive(seat) {
-        return Err(GameError::Illegal(crate::rules::Illegal::new(
-            crate::rules::IllegalKind::NotPlaying,
-            "you are out of this game; only the living players agree to a draw",
-        )));
-    }
-    Ok(seat)
-}
-
 /// `seat` offers a draw (in the caller's transaction, the game loaded for
 /// update). Offering again while one's own offer stands changes nothing;
 /// another player's standing offer is answered, not countered. Computer
@@ -343,7 +319,7 @@ pub async fn offer_draw(
     db::run(&games.pool, move |conn| {
         db::write_transaction(conn, |conn| {
             let g = load_for_update(conn, &id)?;
-            let seat = living_seat(&g, &caller)?;
+            let seat = g.living_seat(&caller, "draws are offered")?;
             let g = offer(conn, &settings, g, seat, now)?;
             state_of(conn, g)
         })
@@ -363,7 +339,7 @@ pub async fn answer_draw(
     db::run(&games.pool, move |conn| {
         db::write_transaction(conn, |conn| {
             let g = load_for_update(conn, &id)?;
-            let seat = living_seat(&g, &caller)?;
+            let seat = g.living_seat(&caller, "draws are offered")?;
             let g = answer(conn, &settings, g, seat, accept, now)?;
             state_of(conn, g)
         })

@@ -125,6 +125,30 @@ impl Loaded {
             .ok_or(GameError::NotAPlayer)
     }
 
+    /// The seat `user_id` plays in, if they are still in this active game:
+    /// `NotAPlayer`, `GameOver`, `State` (not started: `doing` is what
+    /// waits for the start, e.g. "draws are offered") or `NotPlaying`.
+    pub fn living_seat(&self, user_id: &str, doing: &str) -> Result<Player, GameError> {
+        let seat = self.joined_seat(user_id)?;
+        match self.status() {
+            Status::Finished => return Err(GameError::GameOver),
+            Status::Active => {}
+            other => {
+                return Err(GameError::State(format!(
+                    "the game is {}; {doing} once it is active",
+                    other.as_str()
+                )))
+            }
+        }
+        if !self.position().is_alive(seat) {
+            return Err(GameError::Illegal(crate::rules::Illegal::new(
+                crate::rules::IllegalKind::NotPlaying,
+                "you are out of this game",
+            )));
+        }
+        Ok(seat)
+    }
+
     /// User ids of everyone who has joined.
     pub fn player_ids(&self) -> Vec<String> {
         self.seats

@@ -15,9 +15,9 @@ use chrono::NaiveDateTime;
 
 use crate::db::premoves::PremoveRow;
 use crate::db::{self, DbConnection};
-use crate::rules::{IllegalKind, Move, Player, Position};
+use crate::rules::{Move, Player, Position};
 
-use super::model::{load, load_for_update, parse_seat_name, seat_name, Loaded, Status};
+use super::model::{load, load_for_update, parse_seat_name, seat_name, Loaded};
 use super::{GameError, Games};
 
 /// The most lines one player may register.
@@ -234,29 +234,6 @@ pub(super) fn advance(
     Ok(next)
 }
 
-/// The caller's seat if they may hold premoves: a living player of an
-/// active game.
-fn living_seat(g: &Loaded, user_id: &str) -> Result<Player, GameError> {
-    let seat = g.joined_seat(user_id)?;
-    match g.status() {
-        Status::Finished => return Err(GameError::GameOver),
-        Status::Active => {}
-        other => {
-            return Err(GameError::State(format!(
-                "the game is {}; premoves are registered once it is active",
-                other.as_str()
-            )))
-        }
-    }
-    if !g.position().is_alive(seat) {
-        return Err(GameError::Illegal(crate::rules::Illegal::new(
-            IllegalKind::NotPlaying,
-            "you are out of this game",
-        )));
-    }
-    Ok(seat)
-}
-
 fn of_row(row: Option<PremoveRow>) -> Result<Premoves, GameError> {
     match row {
         None => Ok(Premoves::default()),
@@ -282,7 +259,7 @@ pub async fn set_premoves(
     db::run(&games.pool, move |conn| {
         db::write_transaction(conn, |conn| {
             let g = load_for_update(conn, &id)?;
-            let seat = living_seat(&g, &caller)?;
+            let seat = g.living_seat(&caller, "premoves are registered")?;
             let checked = check_lines(g.position(), seat, &lines)?;
             if checked.is_empty() {
                 db::premoves::remove(conn, &id, &caller)?;
