@@ -220,6 +220,10 @@ fn games_settings(settings: &Settings) -> crate::games::Settings {
     crate::games::Settings {
         day,
         open_for: day * settings.games.invitation_days as i32,
+        vacation: crate::games::VacationRules {
+            earn_every: day * settings.games.vacation_earn_every_days as i32,
+            max_days: settings.games.vacation_max_days as i32,
+        },
         limits: settings.limits,
     }
 }

@@ -78,6 +78,10 @@ pub async fn register(state: &AppState, new: Registration) -> Result<User, Accou
         claimed_email: None,
         bot_level: None,
         time_zone: "UTC".into(),
+        vacation_credit: 0,
+        vacation_credit_at: None,
+        vacation_started_at: None,
+        vacation_until: None,
     };
     let mail = state.mail.clone();
     db::run(&state.pool, move |conn| {

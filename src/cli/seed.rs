@@ -94,6 +94,7 @@ pub async fn run(url: &crate::config::DatabaseUrl, args: SeedArgs) -> anyhow::Re
         settings: Settings {
             day: chrono::Duration::days(1),
             open_for: chrono::Duration::days(14),
+            vacation: Default::default(),
             limits: Limits::new(
                 unlimited, unlimited, unlimited, unlimited, unlimited, unlimited,
             ),
@@ -159,6 +160,10 @@ async fn create_users(pool: &db::Pool, n: usize) -> anyhow::Result<Vec<(UserId, 
                         claimed_email: None,
                         bot_level: None,
                         time_zone: "UTC".into(),
+                        vacation_credit: 0,
+                        vacation_credit_at: None,
+                        vacation_started_at: None,
+                        vacation_until: None,
                     };
                     db::users::insert(&mut conn, &user)?;
                     user
@@ -200,6 +205,9 @@ async fn one_game(
         invite: &invite,
         open_seats: None,
         days_per_move: Some(3),
+        time_control: None,
+        pause_on_weekends: false,
+        vacation: true,
         stuck_piece: None,
         illumination: None,
         allies: None,

@@ -222,6 +222,10 @@ pub struct GameSettings {
     pub bot_searches: usize,
     /// How often each process looks for computer players' turns.
     pub bot_poll_interval: Duration,
+    /// An account earns one vacation day for every this many days.
+    pub vacation_earn_every_days: u64,
+    /// The most vacation days an account holds.
+    pub vacation_max_days: u64,
 }
 
 /// Where webhooks may point and how they are retried.
@@ -309,6 +313,20 @@ impl Settings {
                 raw.games.invitation_days,
                 14,
                 1,
+                365,
+            )?,
+            vacation_earn_every_days: within(
+                variable("games.vacation_earn_every_days"),
+                raw.games.vacation_earn_every_days,
+                10,
+                1,
+                365,
+            )?,
+            vacation_max_days: within(
+                variable("games.vacation_max_days"),
+                raw.games.vacation_max_days,
+                30,
+                0,
                 365,
             )?,
             bot_think: millis(

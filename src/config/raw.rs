@@ -56,6 +56,11 @@ pub(super) const VARIABLES: &[(&str, &str)] = &[
     ("SANNIN_DAY_SECONDS", "games.day_seconds"),
     ("SANNIN_SWEEP_INTERVAL_MS", "games.sweep_interval_ms"),
     ("SANNIN_INVITATION_DAYS", "games.invitation_days"),
+    (
+        "SANNIN_VACATION_EARN_EVERY_DAYS",
+        "games.vacation_earn_every_days",
+    ),
+    ("SANNIN_VACATION_MAX_DAYS", "games.vacation_max_days"),
     ("SANNIN_BOT_THINK_MS", "games.bot_think_ms"),
     ("SANNIN_BOT_SEARCHES", "games.bot_searches"),
     ("SANNIN_BOT_POLL_INTERVAL_MS", "games.bot_poll_interval_ms"),
@@ -231,6 +236,10 @@ pub(super) struct RawGames {
     pub sweep_interval_ms: Option<u64>,
     #[serde_as(as = "Option<DisplayFromStr>")]
     pub invitation_days: Option<u64>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub vacation_earn_every_days: Option<u64>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub vacation_max_days: Option<u64>,
     #[serde_as(as = "Option<DisplayFromStr>")]
     pub bot_think_ms: Option<u64>,
     #[serde_as(as = "Option<DisplayFromStr>")]

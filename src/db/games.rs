@@ -36,6 +36,14 @@ pub struct GameRow {
     pub rated: bool,
     /// The standing draw offer, as JSON (see `games::draws`).
     pub draw_offer: Option<String>,
+    /// The time control, as JSON (see `games::clock::TimeControl`).
+    pub time_control: String,
+    /// Saturdays and Sundays in the player's own zone do not count.
+    pub pause_on_weekends: bool,
+    /// Whether vacations stop the players' clocks.
+    pub vacation: bool,
+    /// Each seat's clock, as JSON (see `games::timing`).
+    pub clocks: Option<String>,
     pub created_at: NaiveDateTime,
     pub started_at: Option<NaiveDateTime>,
     pub finished_at: Option<NaiveDateTime>,
@@ -227,7 +235,14 @@ pub fn update_seat(conn: &mut DbConnection, seat: &SeatRow) -> QueryResult<()> {
 }
 
 /// A seat with its holder's username and, for a computer player, its level.
-pub type SeatWithHolder = (SeatRow, Option<String>, Option<i32>);
+/// A seat, and its holder's username, bot level, time zone and vacation end.
+pub type SeatWithHolder = (
+    SeatRow,
+    Option<String>,
+    Option<i32>,
+    Option<String>,
+    Option<NaiveDateTime>,
+);
 
 /// Seats of a game with the usernames of their holders.
 pub fn seats(conn: &mut DbConnection, game_id: &str) -> QueryResult<Vec<SeatWithHolder>> {
@@ -238,6 +253,8 @@ pub fn seats(conn: &mut DbConnection, game_id: &str) -> QueryResult<Vec<SeatWith
             game_seats::all_columns,
             users::username.nullable(),
             users::bot_level.nullable(),
+            users::time_zone.nullable(),
+            users::vacation_until.nullable(),
         ))
         .load(conn)
 }
@@ -419,6 +436,8 @@ pub fn seats_of_games(
             game_seats::all_columns,
             users::username.nullable(),
             users::bot_level.nullable(),
+            users::time_zone.nullable(),
+            users::vacation_until.nullable(),
         ))
         .load(conn)
 }

@@ -3,6 +3,7 @@
 
 pub mod bots;
 pub mod chat;
+pub mod clocks;
 pub mod games;
 pub mod guards;
 pub mod live;

@@ -24,6 +24,13 @@ pub struct User {
     pub bot_level: Option<i32>,
     /// An IANA time zone name (`UTC` unless set).
     pub time_zone: String,
+    /// Vacation held, in seconds, as of `vacation_credit_at` (unset: since
+    /// registration); it grows with time (see `accounts::vacation`).
+    pub vacation_credit: i64,
+    pub vacation_credit_at: Option<NaiveDateTime>,
+    /// The vacation under way, if any: when it began and ends.
+    pub vacation_started_at: Option<NaiveDateTime>,
+    pub vacation_until: Option<NaiveDateTime>,
 }
 
 impl User {

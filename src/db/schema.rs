@@ -12,6 +12,10 @@ diesel::table! {
         claimed_email -> Nullable<Text>,
         bot_level -> Nullable<Integer>,
         time_zone -> Text,
+        vacation_credit -> BigInt,
+        vacation_credit_at -> Nullable<Timestamp>,
+        vacation_started_at -> Nullable<Timestamp>,
+        vacation_until -> Nullable<Timestamp>,
     }
 }
 
@@ -84,6 +88,10 @@ diesel::table! {
         snapshot -> Nullable<Text>,
         rated -> Bool,
         draw_offer -> Nullable<Text>,
+        time_control -> Text,
+        pause_on_weekends -> Bool,
+        vacation -> Bool,
+        clocks -> Nullable<Text>,
     }
 }
 
@@ -363,3 +371,14 @@ diesel::allow_tables_to_appear_in_same_query!(
     game_notes,
     premoves,
 );
+
+diesel::table! {
+    time_gifts (game_id, ply, from_seat) {
+        game_id -> Text,
+        ply -> Integer,
+        from_seat -> Text,
+        to_seat -> Text,
+        seconds -> BigInt,
+        created_at -> Timestamp,
+    }
+}

@@ -15,20 +15,34 @@ use crate::domain::FieldError;
 /// The days any part of a time control may hold.
 pub const DAYS: RangeInclusive<u32> = 1..=30;
 
-/// How much time a player has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How much time a player has. Stored (and shown) as JSON tagged by `kind`:
+/// `per_move`, `fischer` or `none`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[schema(example = json!({"kind": "fischer", "initial_days": 7, "increment_days": 1, "max_days": 14}))]
 pub enum TimeControl {
     /// The same `days` for every move.
-    PerMove { days: u32 },
+    PerMove {
+        #[schema(minimum = 1, maximum = 30)]
+        days: u32,
+    },
     /// A bank per player: `initial_days` at the start, `increment_days` more
     /// after each of the player's moves, never more than `max_days`; the
     /// player to move loses when it runs out.
     Fischer {
+        #[schema(minimum = 1, maximum = 30)]
         initial_days: u32,
+        /// At most `max_days`.
+        #[schema(minimum = 1, maximum = 30)]
         increment_days: u32,
+        /// The most a bank holds; at least `initial_days`.
+        #[schema(minimum = 1, maximum = 30)]
         max_days: u32,
     },
     /// No limit.
+    #[serde(rename = "none")]
     Unlimited,
 }
 
@@ -76,6 +90,29 @@ impl TimeControl {
             Ok(self)
         } else {
             Err(errors)
+        }
+    }
+
+    /// In words: `3 days per move`, `Fischer: 7 days, +1 day per move, at
+    /// most 14 days`, `none` (game records' `TimeControl` tag, mail).
+    pub fn describe(self) -> String {
+        let days = |n: u32| match n {
+            1 => "1 day".to_owned(),
+            n => format!("{n} days"),
+        };
+        match self {
+            TimeControl::PerMove { days: d } => format!("{} per move", days(d)),
+            TimeControl::Fischer {
+                initial_days,
+                increment_days,
+                max_days,
+            } => format!(
+                "Fischer: {}, +{} per move, at most {}",
+                days(initial_days),
+                days(increment_days),
+                days(max_days)
+            ),
+            TimeControl::Unlimited => "none".to_owned(),
         }
     }
 
@@ -384,6 +421,21 @@ mod tests {
             prop_assert_eq!(counted(from, out, tz), left);
             // A minute earlier, not all of it had counted.
             prop_assert!(counted(from, out - Duration::minutes(1), tz) < left);
+        }
+
+        #[test]
+        fn a_local_week_counts_all_but_its_saturday_and_sunday(
+            week in 0i64..(5 * 52), tz in zones().prop_filter("a zone", Option::is_some)
+        ) {
+            let tz = tz.unwrap();
+            let monday = NaiveDate::from_ymd_opt(2026, 1, 5).unwrap() + Duration::weeks(week);
+            let start = local_midnight(tz, monday);
+            let saturday = local_midnight(tz, monday + Duration::days(5));
+            let next = local_midnight(tz, monday + Duration::days(7));
+            prop_assert_eq!(counted(start, next, Some(tz)), saturday - start);
+            // A clock paused for the weekend does not move, whatever part of it.
+            prop_assert_eq!(counted(saturday, next, Some(tz)), Duration::zero());
+            prop_assert_eq!(runs_out(saturday, Duration::minutes(1), Some(tz)), next + Duration::minutes(1));
         }
 
         #[test]

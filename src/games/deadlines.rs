@@ -1,6 +1,6 @@
 //! Deadlines: time-outs (R35) and the reminder before them.
 
-use chrono::{Duration, NaiveDateTime};
+use chrono::NaiveDateTime;
 
 use crate::db::{self, DbConnection};
 use crate::rules::Action;
@@ -30,13 +30,6 @@ pub fn time_out(
     lost_race_is_nothing_to_do(r)
 }
 
-/// How long before the deadline the player to move is reminded: a fifth of the time
-/// control, or a day (at most half the time control), whichever is longer.
-pub fn reminder_window(settings: &Settings, days: i32) -> Duration {
-    let period = settings.day * days;
-    std::cmp::max(period / 5, std::cmp::min(settings.day, period / 2))
-}
-
 /// Writes the one reminder of a turn whose deadline is near. Returns whether it did.
 pub fn remind(
     conn: &mut DbConnection,
@@ -46,14 +39,14 @@ pub fn remind(
 ) -> Result<bool, GameError> {
     let r = db::write_transaction(conn, |conn| {
         let mut g = load_for_update(conn, game_id)?;
-        let (Some(deadline), Some(days)) = (g.row.deadline, g.row.days_per_move) else {
+        let Some((deadline, window)) = super::timing::reminder(&g, settings)? else {
             return Ok(false);
         };
         if g.status() != Status::Active || g.row.reminded_seq == Some(g.row.seq) || deadline <= now
         {
             return Ok(false);
         }
-        if deadline - now > reminder_window(settings, days) {
+        if deadline - now > window {
             return Ok(false);
         }
         let Some(p) = g.position().to_move() else {

@@ -29,9 +29,12 @@ pub const DECLINED: &str = "game.declined";
 pub const DRAW_OFFERED: &str = "game.draw_offered";
 pub const DRAW_DECLINED: &str = "game.draw_declined";
 pub const CHAT: &str = "game.chat";
+pub const PLAYER_ON_VACATION: &str = "game.player_on_vacation";
+pub const PLAYER_BACK: &str = "game.player_back";
+pub const TIME_GIVEN: &str = "game.time_given";
 
 /// Every event type, for documentation and validation.
-pub const ALL: [&str; 15] = [
+pub const ALL: [&str; 18] = [
     INVITED,
     STARTED,
     YOUR_TURN,
@@ -47,6 +50,9 @@ pub const ALL: [&str; 15] = [
     DRAW_OFFERED,
     DRAW_DECLINED,
     CHAT,
+    PLAYER_ON_VACATION,
+    PLAYER_BACK,
+    TIME_GIVEN,
 ];
 
 /// The name at each seat (`first`, `middle`, `last`), as every event carries.
@@ -169,6 +175,9 @@ pub struct Invited {
     pub invited_by: String,
     pub players: Players,
     pub days_per_move: Option<i32>,
+    /// The game's time control (absent from events stored before it was sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<crate::games::clock::TimeControl>,
     pub expires_at: Option<DateTime<Utc>>,
 }
 
@@ -286,6 +295,44 @@ pub struct ChatPosted {
     pub players: Players,
 }
 
+/// A player's vacation began: their clock stops in this game until `until`
+/// (or a move of theirs, anywhere).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OnVacation {
+    pub seat: String,
+    pub username: Option<String>,
+    pub until: DateTime<Utc>,
+    pub players: Players,
+}
+
+/// A player's vacation ended: `reason` is `ended` (they ended it), `moved`
+/// (a move of theirs ended it) or `over` (its days ran out).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Back {
+    pub seat: String,
+    pub username: Option<String>,
+    pub reason: String,
+    /// The game's deadline now, if it is this player's move.
+    pub deadline: Option<DateTime<Utc>>,
+    pub players: Players,
+}
+
+/// A player gave another time: `seconds` were added to `to`'s clock
+/// (`hours` asked, less where a Fischer bank's maximum stopped it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeGiven {
+    pub from: String,
+    pub from_username: Option<String>,
+    pub to: String,
+    pub to_username: Option<String>,
+    pub hours: u32,
+    pub seconds: i64,
+    pub ply: u32,
+    /// The game's deadline now, if `to` is to move.
+    pub deadline: Option<DateTime<Utc>>,
+    pub players: Players,
+}
+
 /// A game event: its type is stored beside its payload.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GameEvent {
@@ -304,6 +351,9 @@ pub enum GameEvent {
     DrawOffered(DrawOffered),
     DrawDeclined(DrawDeclined),
     Chat(ChatPosted),
+    PlayerOnVacation(OnVacation),
+    PlayerBack(Back),
+    TimeGiven(TimeGiven),
 }
 
 /// A game event as stored: the game it is about, and what happened.
@@ -331,6 +381,9 @@ impl GameEvent {
             GameEvent::DrawOffered(_) => DRAW_OFFERED,
             GameEvent::DrawDeclined(_) => DRAW_DECLINED,
             GameEvent::Chat(_) => CHAT,
+            GameEvent::PlayerOnVacation(_) => PLAYER_ON_VACATION,
+            GameEvent::PlayerBack(_) => PLAYER_BACK,
+            GameEvent::TimeGiven(_) => TIME_GIVEN,
         }
     }
 
@@ -366,6 +419,9 @@ impl GameEvent {
             GameEvent::DrawOffered(e) => serde_json::to_value(e),
             GameEvent::DrawDeclined(e) => serde_json::to_value(e),
             GameEvent::Chat(e) => serde_json::to_value(e),
+            GameEvent::PlayerOnVacation(e) => serde_json::to_value(e),
+            GameEvent::PlayerBack(e) => serde_json::to_value(e),
+            GameEvent::TimeGiven(e) => serde_json::to_value(e),
         }
         .expect("events serialize");
         if let Value::Object(map) = &mut v {
@@ -418,6 +474,9 @@ impl StoredEvent {
             DRAW_OFFERED => GameEvent::DrawOffered(read(row)?),
             DRAW_DECLINED => GameEvent::DrawDeclined(read(row)?),
             CHAT => GameEvent::Chat(read(row)?),
+            PLAYER_ON_VACATION => GameEvent::PlayerOnVacation(read(row)?),
+            PLAYER_BACK => GameEvent::PlayerBack(read(row)?),
+            TIME_GIVEN => GameEvent::TimeGiven(read(row)?),
             other => anyhow::bail!("stored event {} has an unknown type {other:?}", row.id),
         };
         Ok(StoredEvent {

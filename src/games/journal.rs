@@ -43,21 +43,6 @@ pub(super) fn save(
     }
 }
 
-/// When the player to move runs out of time: `days_per_move` from now, or
-/// never for a computer player (it moves as soon as the job queue gets to
-/// it, and must not lose on time because the server was busy).
-pub(super) fn deadline_for(
-    g: &Loaded,
-    settings: &Settings,
-    now: NaiveDateTime,
-) -> Option<NaiveDateTime> {
-    let p = g.position().to_move()?;
-    if g.seat(p).bot_level.is_some() {
-        return None;
-    }
-    g.row.days_per_move.map(|d| now + settings.day * d)
-}
-
 pub(super) fn your_turn(
     conn: &mut DbConnection,
     g: &Loaded,
@@ -161,7 +146,6 @@ fn append_as(
         row.status = Status::Finished;
         row.result = Some(serde_json::to_string(&GameResult::of(&o)).expect("results serialize"));
         row.finished_at = Some(now);
-        row.deadline = None;
     }
     let mut standing = g.standing.clone();
     standing.record(&action_row, &entry);
@@ -172,8 +156,11 @@ fn append_as(
         standing,
         creator_name: g.creator_name.clone(),
     };
-    if !after.is_over() && turn_changed {
-        next.row.deadline = deadline_for(&next, settings, now);
+    if turn_changed || after.is_over() {
+        // The clock of who was to move stops (with a Fischer increment after
+        // a move); the next player's starts.
+        let moved = matches!(action, Action::Move(_));
+        super::timing::pass_turn(&mut next, settings, before.to_move(), moved, now)?;
         next.row.reminded_seq = None;
     }
     save(conn, &mut next, now)?;

@@ -19,6 +19,7 @@ pub struct Listed {
     pub your_turn: bool,
     /// How it ended, from the row.
     pub result: Option<GameResult>,
+    pub time_control: super::clock::TimeControl,
 }
 
 /// Which games to list.
@@ -92,6 +93,7 @@ fn list(
                 && your_seat.is_some_and(|p| row.to_move.as_deref() == Some(seat_name(p)));
             let result = stored_result(&row)?;
             Ok(Listed {
+                time_control: super::timing::control_of(&row)?,
                 row,
                 seats,
                 your_seat,

@@ -9,15 +9,15 @@ use crate::db::{self, DbConnection};
 use crate::domain::{FieldError, Username};
 use crate::rules::{Alliance, Illumination, Options, Player, Position, StuckPiece};
 
+use super::clock::TimeControl;
 use super::events::{self, emit, GameEvent, Players};
-use super::journal::{
-    deadline_for, lost_race_is_nothing_to_do, new_id, save, to_move_name, your_turn,
-};
+use super::journal::{lost_race_is_nothing_to_do, new_id, save, to_move_name, your_turn};
 use super::model::{
     load, load_for_update, parse_seat_name, seat_name, Loaded, SeatInfo, SeatState, Status,
 };
 use super::model::{load_seats, load_state, GameState};
-use super::{GameError, Games, Settings, DAYS_PER_MOVE};
+use super::timing::GameTime;
+use super::{GameError, Games, Settings};
 
 /// The creator's seat choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub struct NewGame {
     /// Usernames (normalised), in the order their seats are handed out.
     pub invite: Vec<String>,
     pub open_seats: usize,
-    pub days_per_move: Option<i32>,
+    pub time: GameTime,
     pub options: Options,
     pub allies: Option<Alliance>,
     /// Whether the result changes the players' ratings.
@@ -48,6 +48,10 @@ pub struct GameRequest<'a> {
     pub invite: &'a [String],
     pub open_seats: Option<usize>,
     pub days_per_move: Option<i32>,
+    pub time_control: Option<TimeControl>,
+    pub pause_on_weekends: bool,
+    /// Whether players' vacations stop their clocks (the default).
+    pub vacation: bool,
     pub stuck_piece: Option<&'a str>,
     pub illumination: Option<&'a str>,
     pub allies: Option<&'a [String]>,
@@ -136,15 +140,14 @@ impl NewGame {
                 format!("the two other seats must be invitations or open seats: {} invited + {open_seats} open ≠ 2", invite.len()),
             ));
         }
-        if let Some(d) = req.days_per_move {
-            if !DAYS_PER_MOVE.contains(&d) {
-                errors.push(FieldError::new(
-                    "days_per_move",
-                    "invalid",
-                    "must be 1, 2, 3, 5, 7, 10 or 14 (or null for unlimited)",
-                ));
-            }
-        }
+        let time = GameTime::new(
+            req.days_per_move,
+            req.time_control,
+            req.pause_on_weekends,
+            req.vacation,
+        )
+        .map_err(|e| errors.extend(e))
+        .ok();
         let stuck_piece = match req.stuck_piece {
             None => StuckPiece::default(),
             Some(s) => s.parse().unwrap_or_else(|e: String| {
@@ -181,12 +184,12 @@ impl NewGame {
                 None
             }
         };
-        match seat {
-            Some(seat) if errors.is_empty() => Ok(NewGame {
+        match (seat, time) {
+            (Some(seat), Some(time)) if errors.is_empty() => Ok(NewGame {
                 seat,
                 invite,
                 open_seats,
-                days_per_move: req.days_per_move,
+                time,
                 options: Options {
                     stuck_piece,
                     illumination,
@@ -242,7 +245,7 @@ fn create(
             id: id.clone(),
             created_by: Some(creator.id.clone()),
             status: Status::Open,
-            days_per_move: new.days_per_move,
+            days_per_move: new.time.days_per_move(),
             stuck_piece: new.options.stuck_piece.as_str().into(),
             illumination: new.options.illumination.as_str().into(),
             allies: new.allies.map(|a| a.to_string()),
@@ -259,6 +262,10 @@ fn create(
             imported: false,
             rated: new.rated,
             draw_offer: None,
+            time_control: new.time.control_text(),
+            pause_on_weekends: new.time.pause_on_weekends,
+            vacation: new.time.vacation,
+            clocks: None,
             created_at: now,
             started_at: None,
             finished_at: None,
@@ -321,7 +328,8 @@ fn create(
                     seat: seat_name(s.seat).to_owned(),
                     invited_by: creator.username.clone(),
                     players: Players::of(&loaded),
-                    days_per_move: new.days_per_move,
+                    days_per_move: new.time.days_per_move(),
+                    time_control: Some(new.time.control),
                     expires_at: row.expires_at.map(|t| t.and_utc()),
                 }),
                 now,
@@ -402,6 +410,8 @@ fn join(
             state: SeatState::Joined,
             joined_at: Some(now),
             bot_level: None,
+            time_zone: None,
+            vacation_until: None,
         };
         db::games::update_seat(conn, &info.to_row(game_id))?;
         let all_joined = g
@@ -429,7 +439,7 @@ fn start_game(
     g.set_status(Status::Active);
     g.row.started_at = Some(now);
     g.row.expires_at = None;
-    g.row.deadline = deadline_for(&g, settings, now);
+    super::timing::start(&mut g, settings, now)?;
     save(conn, &mut g, now)?;
     let ids = g.player_ids();
     emit(
@@ -475,6 +485,8 @@ fn decline(
             state: SeatState::Open,
             joined_at: None,
             bot_level: None,
+            time_zone: None,
+            vacation_until: None,
         };
         db::games::update_seat(conn, &open.to_row(game_id))?;
         let name = g.seat(seat).username.clone();
@@ -577,7 +589,7 @@ pub async fn create_game(
     let (settings, caller) = (games.settings, caller.to_owned());
     db::run(&games.pool, move |conn| {
         let game = create(conn, &settings, &caller, new, now)?;
-        Ok(GameState::without_proposals(game))
+        GameState::without_proposals(game)
     })
     .await
 }
@@ -608,9 +620,7 @@ pub async fn decline_invitation(
 ) -> Result<GameState, GameError> {
     let (caller, id) = (caller.to_owned(), game_id.to_owned());
     db::run(&games.pool, move |conn| {
-        Ok(GameState::without_proposals(decline(
-            conn, &caller, &id, now,
-        )?))
+        GameState::without_proposals(decline(conn, &caller, &id, now)?)
     })
     .await
 }
@@ -624,9 +634,7 @@ pub async fn cancel_game(
 ) -> Result<GameState, GameError> {
     let (caller, id) = (caller.to_owned(), game_id.to_owned());
     db::run(&games.pool, move |conn| {
-        Ok(GameState::without_proposals(cancel(
-            conn, &caller, &id, now,
-        )?))
+        GameState::without_proposals(cancel(conn, &caller, &id, now)?)
     })
     .await
 }

@@ -16,6 +16,7 @@ pub mod deadlines;
 pub mod draws;
 mod error;
 pub mod events;
+pub mod gifts;
 mod journal;
 pub mod listing;
 pub mod lobby;
@@ -29,6 +30,8 @@ pub mod snapshot;
 pub mod states;
 pub mod streams;
 pub mod sweeper;
+pub mod timing;
+pub mod vacation;
 
 pub use error::GameError;
 
@@ -48,6 +51,8 @@ pub struct Settings {
     pub day: Duration,
     /// How long invitations and open seats wait for players.
     pub open_for: Duration,
+    /// How vacation is earned.
+    pub vacation: VacationRules,
     /// What one account may hold and how often it may create games.
     pub limits: crate::domain::limits::Limits,
 }
@@ -57,7 +62,25 @@ impl Default for Settings {
         Settings {
             day: Duration::days(1),
             open_for: Duration::days(14),
+            vacation: VacationRules::default(),
             limits: crate::domain::limits::Limits::default(),
+        }
+    }
+}
+
+/// How accounts earn vacation: a day for every `earn_every`, holding at
+/// most `max_days`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VacationRules {
+    pub earn_every: Duration,
+    pub max_days: i32,
+}
+
+impl Default for VacationRules {
+    fn default() -> Self {
+        VacationRules {
+            earn_every: Duration::days(10),
+            max_days: 30,
         }
     }
 }

@@ -45,6 +45,10 @@ pub struct SeatInfo {
     pub joined_at: Option<NaiveDateTime>,
     /// The engine level of a computer player in the seat.
     pub bot_level: Option<u8>,
+    /// The holder's time zone (an IANA name), for weekends off.
+    pub time_zone: Option<String>,
+    /// When the holder's vacation ends, if one is under way.
+    pub vacation_until: Option<NaiveDateTime>,
 }
 
 impl SeatInfo {
@@ -373,12 +377,10 @@ pub fn load_seats(conn: &mut DbConnection, id: &str) -> Result<Vec<SeatInfo>, Ga
 pub fn seat_infos(game_id: &str, rows: &[SeatWithHolder]) -> Result<Vec<SeatInfo>, GameError> {
     let mut seats: Vec<SeatInfo> = Vec::with_capacity(3);
     for p in Player::ALL {
-        let (s, username, bot_level) = rows
+        let (s, username, bot_level, time_zone, vacation_until) = rows
             .iter()
             .find(|(s, ..)| parse_seat(&s.seat) == Some(p))
-            .ok_or_else(|| {
-            anyhow::anyhow!("game {game_id} has no stored seat {}", seat_name(p))
-        })?;
+            .ok_or_else(|| anyhow::anyhow!("game {game_id} has no stored seat {}", seat_name(p)))?;
         let state = s.state;
         seats.push(SeatInfo {
             seat: p,
@@ -387,6 +389,8 @@ pub fn seat_infos(game_id: &str, rows: &[SeatWithHolder]) -> Result<Vec<SeatInfo
             display_name: s.display_name.clone(),
             state,
             joined_at: s.joined_at,
+            time_zone: time_zone.clone(),
+            vacation_until: *vacation_until,
             bot_level: bot_level
                 .map(|l| {
                     u8::try_from(l)
@@ -414,17 +418,22 @@ pub struct GameState {
     pub ratings: Vec<RatingChangeRow>,
     /// The standing draw offer (R36).
     pub draw_offer: Option<super::draws::DrawOffer>,
+    pub time_control: super::clock::TimeControl,
+    /// Each seat's clock, without a limit none.
+    pub clocks: Option<super::timing::Clocks>,
 }
 
 impl GameState {
     /// A game that cannot have proposals (not started, or over).
-    pub fn without_proposals(game: Loaded) -> Self {
-        Self {
+    pub fn without_proposals(game: Loaded) -> Result<Self, GameError> {
+        Ok(Self {
+            time_control: game.time_control()?,
+            clocks: game.clocks()?,
             game,
             proposals: Vec::new(),
             ratings: Vec::new(),
             draw_offer: None,
-        }
+        })
     }
 }
 
@@ -458,6 +467,8 @@ pub fn state_of(conn: &mut DbConnection, game: Loaded) -> Result<GameState, Game
     };
     let draw_offer = game.draw_offer()?;
     Ok(GameState {
+        time_control: game.time_control()?,
+        clocks: game.clocks()?,
         game,
         proposals,
         ratings,

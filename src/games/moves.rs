@@ -29,8 +29,16 @@ fn play(
 ) -> Result<Played, GameError> {
     let (move_text, ply) = (submission.notation.as_str(), submission.ply);
     db::write_transaction(conn, |conn| {
-        let g = load_for_update(conn, game_id)?;
+        let mut g = load_for_update(conn, game_id)?;
         let seat = g.joined_seat(user_id)?;
+        if g.seat(seat).vacation_until.is_some_and(|u| u > now)
+            && g.position().to_move() == Some(seat)
+            && g.status() == Status::Active
+        {
+            // A move ends the mover's vacation, in every game; this one changed too.
+            super::vacation::end_for_move(conn, settings, user_id, now)?;
+            g = load_for_update(conn, game_id)?;
+        }
         let mv = Move::parse(move_text).map_err(|e| {
             GameError::Illegal(crate::rules::Illegal {
                 kind: IllegalKind::Malformed,

@@ -72,6 +72,14 @@ fn import(
             imported: true,
             rated: false,
             draw_offer: None,
+            time_control: serde_json::to_string(&match days {
+                Some(d) => super::clock::TimeControl::PerMove { days: d as u32 },
+                None => super::clock::TimeControl::Unlimited,
+            })
+            .expect("time controls serialize"),
+            pause_on_weekends: false,
+            vacation: true,
+            clocks: None,
             created_at: now,
             started_at: None,
             finished_at: pos.is_over().then_some(now),
@@ -119,7 +127,7 @@ fn import(
 }
 
 /// The game's record in the plain-text format of `crate::record`.
-pub fn record_of(g: &Loaded) -> Record {
+pub fn record_of(g: &Loaded) -> Result<Record, GameError> {
     let fmt = |t: Option<NaiveDateTime>| {
         t.map(|t| {
             t.and_utc()
@@ -132,14 +140,10 @@ pub fn record_of(g: &Loaded) -> Record {
         started: fmt(g.row.started_at),
         finished: fmt(g.row.finished_at),
         players: [0, 1, 2].map(|i| g.seats[i].name().map(str::to_owned)),
-        time_control: Some(match g.row.days_per_move {
-            Some(1) => "1 day per move".into(),
-            Some(d) => format!("{d} days per move"),
-            None => "none".into(),
-        }),
+        time_control: Some(g.time_control()?.describe()),
         extra: vec![("GameId".into(), g.row.id.to_string())],
     };
-    Record::from_game(&g.game, &meta)
+    Ok(Record::from_game(&g.game, &meta))
 }
 
 /// Imports a record: every action is replayed through the rules and the
@@ -152,9 +156,7 @@ pub async fn import_record(
 ) -> Result<GameState, GameError> {
     let (caller, limits) = (caller.to_owned(), games.settings.limits);
     db::run(&games.pool, move |conn| {
-        Ok(GameState::without_proposals(import(
-            conn, &limits, &caller, &record, now,
-        )?))
+        GameState::without_proposals(import(conn, &limits, &caller, &record, now)?)
     })
     .await
 }
@@ -163,5 +165,5 @@ pub async fn import_record(
 pub async fn export_record(games: &Games, game_id: &GameId) -> Result<Record, GameError> {
     let id = game_id.to_owned();
     let h = db::run(&games.pool, move |conn| load_history(conn, &id)).await?;
-    Ok(record_of(&h.game))
+    record_of(&h.game)
 }

@@ -23,6 +23,7 @@ pub struct Swept {
     pub timed_out: usize,
     pub reminded: usize,
     pub expired: usize,
+    pub vacations_over: usize,
 }
 
 /// One pass over everything due now.
@@ -42,6 +43,7 @@ pub fn sweep_once(
     for id in db::games::lapsed_open_games(conn, now, BATCH)? {
         swept.expired += lobby::expire(conn, &id, now)? as usize;
     }
+    swept.vacations_over = super::vacation::close_over(conn, settings, now, BATCH)?;
     Ok(swept)
 }
 
@@ -49,8 +51,8 @@ impl std::fmt::Display for Swept {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "deadline sweep: {} timed out, {} reminded, {} expired",
-            self.timed_out, self.reminded, self.expired
+            "deadline sweep: {} timed out, {} reminded, {} expired, {} back from vacation",
+            self.timed_out, self.reminded, self.expired, self.vacations_over
         )
     }
 }

@@ -115,6 +115,26 @@ pub const ACCESS: &[(&str, &str, Access)] = &[
     ),
     (
         "POST",
+        "/api/v1/games/{id}/time",
+        Access::Required(Scope::GamesPlay),
+    ),
+    (
+        "GET",
+        "/api/v1/me/vacation",
+        Access::Required(Scope::GamesRead),
+    ),
+    (
+        "POST",
+        "/api/v1/me/vacation",
+        Access::Required(Scope::GamesPlay),
+    ),
+    (
+        "DELETE",
+        "/api/v1/me/vacation",
+        Access::Required(Scope::GamesPlay),
+    ),
+    (
+        "POST",
         "/api/v1/games/{id}/draw/accept",
         Access::Required(Scope::GamesPlay),
     ),

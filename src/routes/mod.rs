@@ -21,6 +21,7 @@ pub mod schemas;
 pub mod streams;
 pub mod tokens;
 pub mod users;
+pub mod vacation;
 pub mod webhooks;
 
 use std::net::{IpAddr, Ipv4Addr};
@@ -58,6 +59,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(web::get().to(ratings::history)),
         )
         .service(web::resource("/api/v1/leaderboard").route(web::get().to(ratings::leaderboard)))
+        .service(
+            web::resource("/api/v1/me/vacation")
+                .route(web::get().to(vacation::get))
+                .route(web::post().to(vacation::start))
+                .route(web::delete().to(vacation::end)),
+        )
         .service(web::resource("/api/v1/me/events").route(web::get().to(games::reading::events)))
         .service(web::resource("/api/v1/me/events/stream").route(web::get().to(streams::my_events)))
         .service(web::resource("/api/v1/games/{id}/stream").route(web::get().to(streams::game)))
@@ -119,6 +126,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(web::get().to(games::talk::read_notes))
                 .route(web::put().to(games::talk::write_notes)),
         )
+        .service(web::resource("/api/v1/games/{id}/time").route(web::post().to(games::time::give)))
         .service(
             web::resource("/api/v1/games/{id}/draw/offer")
                 .route(web::post().to(games::play::offer_draw)),

@@ -23,6 +23,7 @@ mod smtp;
 mod snapshots;
 mod streams;
 mod table_talk;
+mod time;
 mod tokens;
 mod webhook_queue;
 mod webhooks;

@@ -244,7 +244,7 @@ async fn the_server_serves_the_spec_and_every_operation_is_routed(backend: Backe
             }
         }
     }
-    assert_eq!(operations, 60);
+    assert_eq!(operations, 64);
 }
 
 async fn swagger_ui_is_served_offline(backend: Backend) {

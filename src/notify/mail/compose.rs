@@ -198,8 +198,34 @@ pub fn describe(event_type: &str) -> &'static str {
         events::PLAYER_ELIMINATED => "players eliminated",
         events::FINISHED => "games finished",
         events::DEADLINE_APPROACHING => "deadline reminders",
+        events::PLAYER_ON_VACATION => "opponents going on vacation",
+        events::PLAYER_BACK => "opponents back from vacation",
+        events::TIME_GIVEN => "time given in your games",
         super::WEBHOOK_DISABLED => "webhooks disabled",
         _ => "this kind of mail",
+    }
+}
+
+/// `1 day 2 hours`, `36 minutes`.
+fn duration_words(seconds: i64) -> String {
+    let part = |n: i64, one: &str| match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {one}s"),
+    };
+    let units = [
+        (seconds / 86_400, "day"),
+        (seconds % 86_400 / 3600, "hour"),
+        (seconds % 3600 / 60, "minute"),
+    ];
+    let parts: Vec<String> = units
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, u)| part(*n, u))
+        .collect();
+    if parts.is_empty() {
+        "no time".to_owned()
+    } else {
+        parts.join(" ")
     }
 }
 
@@ -238,6 +264,9 @@ pub fn game_event(
         E::Cancelled(e) | E::Expired(e) => &e.players,
         E::DrawOffered(e) => &e.players,
         E::Chat(e) => &e.players,
+        E::PlayerOnVacation(e) => &e.players,
+        E::PlayerBack(e) => &e.players,
+        E::TimeGiven(e) => &e.players,
         E::Move(_) | E::Declined(_) | E::DrawDeclined(_) => return None,
     };
     let players = Players::of(players);
@@ -410,6 +439,49 @@ pub fn game_event(
                 .link("The game", &links.game)
                 .link("The board", &links.board)
         }
+        E::PlayerOnVacation(e) => {
+            let who = e.username.clone().unwrap_or_else(|| players.name(&e.seat));
+            Doc::new(format!("{who} is on vacation"))
+                .para(format!(
+                    "{who} went on vacation: their clock in your game with {others} stands still until they return. A move of theirs ends the vacation early."
+                ))
+                .facts(vec![("Back by", when(&e.until))])
+                .link("The game", &links.game)
+        }
+        E::PlayerBack(e) => {
+            let who = e.username.clone().unwrap_or_else(|| players.name(&e.seat));
+            let why = match e.reason.as_str() {
+                "moved" => "made a move, which ended their vacation",
+                "over" => "is back: their vacation is over",
+                _ => "ended their vacation early",
+            };
+            let clock = match e.deadline {
+                Some(d) => format!("It is their move; their clock runs again, to {}.", when(&d)),
+                None => "Their clock runs again when it is their move.".to_owned(),
+            };
+            Doc::new(format!("{who} is back from vacation"))
+                .para(format!("{who} {why} in your game with {others}. {clock}"))
+                .link("The game", &links.game)
+        }
+        E::TimeGiven(e) => {
+            let from = e.from_username.clone().unwrap_or_else(|| players.name(&e.from));
+            let to_me = Some(e.to.as_str()) == my_seat;
+            let to = if to_me {
+                "you".to_owned()
+            } else {
+                e.to_username.clone().unwrap_or_else(|| players.name(&e.to))
+            };
+            let given = duration_words(e.seconds);
+            let mut doc = Doc::new(format!("{from} gave {to} {given}"))
+                .para(format!(
+                    "{from} gave {to} {given} more on the clock in your game with {others}."
+                ));
+            if let Some(d) = &e.deadline {
+                let due = if to_me { "Your move is due by" } else { "Their move is due by" };
+                doc = doc.facts(vec![(due, when(d))]);
+            }
+            doc.link("The game", &links.game)
+        }
         E::Chat(e) => {
             let from = e.username.clone().unwrap_or_else(|| players.name(&e.from));
             let (subject, lead) = if e.to == "all" {
@@ -507,133 +579,4 @@ pub fn webhook_disabled(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn footer() -> Footer {
-        Footer {
-            public_url: "https://s.example".into(),
-            unsubscribe: Some("https://s.example/api/v1/unsubscribe?token=t".into()),
-            what: "your turn to move".into(),
-        }
-    }
-
-    fn stored(event_type: &str, payload: serde_json::Value) -> StoredEvent {
-        StoredEvent::parse(&events::test_row(event_type, payload)).unwrap()
-    }
-
-    #[test]
-    fn your_turn_names_opponents_last_move_deadline_and_links() {
-        let payload = json!({
-            "game_id": "g1",
-            "seat": "middle",
-            "ply": 4,
-            "deadline": "2026-12-03T14:00:00Z",
-            "last_move": {"move": "5g-5f", "seat": "first", "ply": 3},
-            "players": {"first": "alice", "middle": "bob", "last": "carol"},
-            "position": crate::rules::START,
-        });
-        let m = game_event(
-            &stored(events::YOUR_TURN, payload),
-            "bob",
-            "https://s.example",
-            &footer(),
-        )
-        .unwrap();
-        assert_eq!(m.subject, "Your move against alice and carol");
-        for body in [&m.text, &m.html] {
-            assert!(body.contains("alice played 5g-5f (ply 3)"), "{body}");
-            assert!(
-                body.contains("Thursday 3 December 2026, 14:00 UTC"),
-                "{body}"
-            );
-            assert!(body.contains("https://s.example/api/v1/games/g1/board.svg?view=middle"));
-            assert!(body.contains("https://s.example/api/v1/unsubscribe?token=t"));
-        }
-    }
-
-    #[test]
-    fn html_escapes_names() {
-        let payload = json!({
-            "game_id": "g1",
-            "invited_by": "<b>eve</b>",
-            "seat": "last",
-            "players": {"first": "<b>eve</b>", "middle": null, "last": "bob"},
-        });
-        let m = game_event(
-            &stored(events::INVITED, payload),
-            "bob",
-            "https://s.example",
-            &footer(),
-        )
-        .unwrap();
-        assert!(m.html.contains("&lt;b&gt;eve&lt;/b&gt;"));
-        assert!(!m.html.contains("<b>eve"));
-        assert!(m.text.contains("the middle seat (middle)"));
-    }
-
-    #[test]
-    fn a_draw_offer_says_who_offers_who_must_answer_and_how() {
-        let payload = json!({
-            "game_id": "g1",
-            "seat": "first",
-            "username": "alice",
-            "ply": 14,
-            "awaiting": ["middle", "last"],
-            "players": {"first": "alice", "middle": "bob", "last": "carol"},
-        });
-        let m = game_event(
-            &stored(events::DRAW_OFFERED, payload),
-            "carol",
-            "https://s.example",
-            &footer(),
-        )
-        .unwrap();
-        assert_eq!(m.subject, "alice offers a draw");
-        for body in [&m.text, &m.html] {
-            assert!(body.contains("bob and carol"), "{body}");
-            assert!(
-                body.contains("moving instead of answering declines"),
-                "{body}"
-            );
-            assert!(body.contains("POST https://s.example/api/v1/games/g1/draw/accept"));
-        }
-    }
-
-    #[test]
-    fn a_chat_message_is_quoted_escaped_and_says_if_it_is_private() {
-        let payload = json!({
-            "game_id": "g1",
-            "n": 3,
-            "from": "middle",
-            "username": "bob",
-            "to": "last",
-            "text": "<script>ally?</script> against alice",
-            "players": {"first": "alice", "middle": "bob", "last": "carol"},
-        });
-        let m = game_event(
-            &stored(events::CHAT, payload),
-            "carol",
-            "https://s.example",
-            &footer(),
-        )
-        .unwrap();
-        assert_eq!(m.subject, "bob wrote to you privately");
-        assert!(m.text.contains("<script>ally?</script> against alice"));
-        assert!(m
-            .html
-            .contains("&lt;script&gt;ally?&lt;/script&gt; against alice"));
-        assert!(!m.html.contains("<script>"));
-        assert!(m.text.contains(r#""to": "middle""#), "{}", m.text);
-    }
-
-    #[test]
-    fn events_not_mailed_compose_nothing() {
-        let declined = stored(
-            events::DECLINED,
-            json!({"seat": "middle", "username": "bob"}),
-        );
-        assert!(game_event(&declined, "bob", "x", &footer()).is_none());
-    }
-}
+mod tests;

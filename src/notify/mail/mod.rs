@@ -33,7 +33,7 @@ pub const WEBHOOK_DISABLED: &str = "webhook.disabled";
 
 /// Everything one can get by mail: each on unless turned off, but those in
 /// [`OFF_BY_DEFAULT`], which are off unless turned on.
-pub const MAILED: [&str; 10] = [
+pub const MAILED: [&str; 13] = [
     events::INVITED,
     events::STARTED,
     events::YOUR_TURN,
@@ -43,6 +43,9 @@ pub const MAILED: [&str; 10] = [
     events::PLAYER_ELIMINATED,
     events::FINISHED,
     events::DEADLINE_APPROACHING,
+    events::PLAYER_ON_VACATION,
+    events::PLAYER_BACK,
+    events::TIME_GIVEN,
     WEBHOOK_DISABLED,
 ];
 

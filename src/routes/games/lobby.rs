@@ -42,6 +42,19 @@ pub struct CreateGameRequest {
     /// Null or absent for unlimited time.
     #[schema(value_type = Option<crate::routes::schemas::DaysPerMove>)]
     pub days_per_move: Option<i32>,
+    /// The time control (instead of `days_per_move`): the same days for
+    /// every move, a Fischer bank per player (1–30 days each part; the
+    /// increment and the start at most the maximum), or none. Absent with
+    /// `days_per_move` absent: no limit.
+    pub time_control: Option<crate::games::clock::TimeControl>,
+    /// Saturdays and Sundays, from midnight to midnight in the time zone of
+    /// the player to move, do not count against them (default false).
+    #[serde(default)]
+    pub pause_on_weekends: bool,
+    /// Whether players' vacations stop their clocks (default true); false
+    /// for games that must finish on time.
+    #[serde(default = "yes")]
+    pub vacation: bool,
     #[serde(default, deserialize_with = "crate::routes::json::object")]
     pub options: OptionsRequest,
     /// Two seats that start allied (R11): the third moves first, its king promoted.
@@ -58,6 +71,10 @@ pub struct CreateGameRequest {
     #[serde(default)]
     pub rated: bool,
 }
+fn yes() -> bool {
+    true
+}
+
 impl CreateGameRequest {
     fn parse(&self) -> Result<NewGame, ApiError> {
         Ok(NewGame::new(GameRequest {
@@ -65,6 +82,9 @@ impl CreateGameRequest {
             invite: &self.invite,
             open_seats: self.open_seats,
             days_per_move: self.days_per_move,
+            time_control: self.time_control,
+            pause_on_weekends: self.pause_on_weekends,
+            vacation: self.vacation,
             stuck_piece: self.options.stuck_piece.as_deref(),
             illumination: self.options.illumination.as_deref(),
             allies: self.allies.as_deref(),

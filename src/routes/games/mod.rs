@@ -9,6 +9,7 @@ pub mod premoves;
 pub mod reading;
 pub mod records;
 pub mod talk;
+pub mod time;
 pub mod view;
 
 use actix_web::http::header;

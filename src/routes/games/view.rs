@@ -8,6 +8,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::db::games::ProposalRow;
+use crate::games::clock::TimeControl;
 use crate::games::events::Effect;
 use crate::games::listing::Listed;
 use crate::routes::utc;
@@ -40,6 +41,9 @@ pub struct PlayerView {
     pub elimination: Option<EliminationView>,
     /// Whether the player's king is in check now.
     pub in_check: bool,
+    /// When the player's vacation ends, while one stops their clock in this
+    /// game.
+    pub vacation_until: Option<DateTime<Utc>>,
     /// Once a rated game finished: the player's place and rating before and
     /// after it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -190,6 +194,14 @@ pub struct GameView {
     pub castling: Vec<String>,
     /// Days per move: 1, 2, 3, 5, 7, 10 or 14; null for unlimited time.
     pub days_per_move: Option<i32>,
+    pub time_control: TimeControl,
+    /// Whether Saturdays and Sundays, in the time zone of the player to
+    /// move, do not count.
+    pub pause_on_weekends: bool,
+    /// Whether players' vacations stop their clocks in this game.
+    pub vacation: bool,
+    /// Each seat's clock, in turn order; null without a limit or before the start.
+    pub clocks: Option<Vec<ClockView>>,
     /// Whether the result changes the players' ratings.
     pub rated: bool,
     pub options: OptionsView,
@@ -208,6 +220,48 @@ pub struct GameView {
     /// When open seats and invitations lapse (open games only).
     pub expires_at: Option<DateTime<Utc>>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// A seat's clock.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ClockView {
+    #[schema(example = "first")]
+    pub seat: String,
+    /// What the clock held when it last changed: at `counting_from` for the
+    /// clock that runs.
+    #[schema(example = 259200)]
+    pub remaining_seconds: i64,
+    /// Whether this is the clock of the player to move (a computer
+    /// player's never runs).
+    pub running: bool,
+    /// For the running clock: the instant it counts from (the start of the
+    /// turn, or the end of the player's vacation, maybe still to come).
+    pub counting_from: Option<DateTime<Utc>>,
+    /// For the running clock: when it runs out, weekends off and vacation
+    /// counted. The game's `deadline`.
+    pub deadline: Option<DateTime<Utc>>,
+}
+
+fn clock_views(g: &Loaded, clocks: &crate::games::timing::Clocks) -> Vec<ClockView> {
+    let active = g.status() == Status::Active;
+    crate::rules::Player::ALL
+        .into_iter()
+        .map(|p| {
+            let c = clocks.get(p);
+            let running = active && c.since.is_some() && g.seat(p).bot_level.is_none();
+            ClockView {
+                seat: seat_name(p).to_owned(),
+                remaining_seconds: c.remaining_ms / 1000,
+                running,
+                counting_from: c.since.filter(|_| running).map(utc),
+                deadline: g.row.deadline.filter(|_| running).map(utc),
+            }
+        })
+        .collect()
+}
+
+fn vacation_until(g: &Loaded, s: &crate::games::model::SeatInfo) -> Option<DateTime<Utc>> {
+    s.vacation_until.filter(|_| g.row.vacation).map(utc)
 }
 
 /// A draw offer (R36): the game ends drawn when everyone in `awaiting` has
@@ -310,6 +364,7 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
                 state,
                 elimination: out.get(name).cloned(),
                 in_check: started && pos.is_alive(s.seat) && pos.in_check(s.seat),
+                vacation_until: vacation_until(g, s),
                 rating: ratings
                     .iter()
                     .find(|c| Some(c.user_id.as_str()) == s.user_id.as_deref())
@@ -370,6 +425,10 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
         hands: hands(pos),
         castling: seats(pos.castling()),
         days_per_move: g.row.days_per_move,
+        time_control: state.time_control,
+        pause_on_weekends: g.row.pause_on_weekends,
+        vacation: g.row.vacation,
+        clocks: state.clocks.map(|c| clock_views(g, &c)),
         rated: g.row.rated,
         options: OptionsView {
             stuck_piece: g.row.stuck_piece.clone(),
@@ -471,6 +530,7 @@ pub struct GameSummary {
     pub your_seat: Option<String>,
     pub your_turn: bool,
     pub days_per_move: Option<i32>,
+    pub time_control: TimeControl,
     /// Whether the result changes the players' ratings.
     pub rated: bool,
     pub created_at: DateTime<Utc>,
@@ -490,6 +550,7 @@ impl From<Listed> for GameSummary {
                     state: s.state.as_str().to_owned(),
                     elimination: None,
                     in_check: false,
+                    vacation_until: s.vacation_until.filter(|_| l.row.vacation).map(utc),
                     rating: None,
                 })
                 .collect(),
@@ -503,6 +564,7 @@ impl From<Listed> for GameSummary {
             your_seat: l.your_seat.map(|p| seat_name(p).to_owned()),
             your_turn: l.your_turn,
             days_per_move: l.row.days_per_move,
+            time_control: l.time_control,
             rated: l.row.rated,
             created_at: utc(l.row.created_at),
             updated_at: utc(l.row.updated_at),

@@ -1,0 +1,10 @@
+DROP TABLE time_gifts;
+DROP INDEX users_on_vacation;
+ALTER TABLE users DROP COLUMN vacation_until;
+ALTER TABLE users DROP COLUMN vacation_started_at;
+ALTER TABLE users DROP COLUMN vacation_credit_at;
+ALTER TABLE users DROP COLUMN vacation_credit;
+ALTER TABLE games DROP COLUMN clocks;
+ALTER TABLE games DROP COLUMN vacation;
+ALTER TABLE games DROP COLUMN pause_on_weekends;
+ALTER TABLE games DROP COLUMN time_control;
