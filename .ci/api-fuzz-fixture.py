@@ -32,9 +32,13 @@ for name, password in passwords.items():
 
 games, proposal_games, proposals = [], [], []
 # Active games with the fuzzer first to move; in the first, proposals to
-# and from the fuzzer; in the next four, a draw offer to it.
+# and from the fuzzer; in the next four, a draw offer to it. Every other one
+# has a clock, to give time to.
 for n in range(12):
-    game = call("POST", "/api/v1/games", {"seat": "first", "invite": ["alice", "bob"]}, tokens["fuzzer"])
+    body = {"seat": "first", "invite": ["alice", "bob"]}
+    if n % 2:
+        body["days_per_move"] = 3
+    game = call("POST", "/api/v1/games", body, tokens["fuzzer"])
     for name in ("alice", "bob"):
         call("POST", f"/api/v1/games/{game['id']}/join", None, tokens[name])
     games.append(game["id"])

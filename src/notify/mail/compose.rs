@@ -280,7 +280,11 @@ pub fn game_event(
     let doc = match &stored.event {
         E::Invited(e) => {
             let by = &e.invited_by;
-            let days = e.days_per_move.unwrap_or_default();
+            let time = match (e.time_control, e.days_per_move) {
+                (Some(c), _) => c.describe(),
+                (None, Some(d)) => format!("{d} day(s) per move"),
+                (None, None) => "none".to_owned(),
+            };
             Doc::new(format!("{by} invites you to a game of sannin shogi"))
                 .para(format!(
                     "{by} invites you to play sannin shogi, the three-player game, in the {} seat.",
@@ -288,7 +292,7 @@ pub fn game_event(
                 ))
                 .facts(vec![
                     ("Players", players.table()),
-                    ("Time per move", format!("{days} day(s)")),
+                    ("Time", time),
                     ("Answer by", when_set(&e.expires_at)),
                 ])
                 .para(format!(

@@ -173,7 +173,8 @@ fn vacations_say_who_is_away_until_when_and_why_they_are_back() {
         assert_eq!(m.subject, "bob is back from vacation");
         assert!(m.text.contains(says), "{}", m.text);
         assert!(
-            m.text.contains("their clock runs again, to Sunday 17 January 2027"),
+            m.text
+                .contains("their clock runs again, to Sunday 17 January 2027"),
             "{}",
             m.text
         );
@@ -213,4 +214,38 @@ fn time_given_says_who_gave_whom_how_much() {
         "{}",
         to_alice.text
     );
+}
+
+#[test]
+fn an_invitation_names_its_time_control() {
+    let invited = json!({
+        "game_id": "g1", "seat": "middle", "invited_by": "alice", "players": players(),
+        "days_per_move": null, "expires_at": "2027-01-16T06:00:00Z",
+        "time_control": {"kind": "fischer", "initial_days": 7, "increment_days": 1, "max_days": 14},
+    });
+    let m = game_event(
+        &stored(events::INVITED, invited),
+        "bob",
+        "https://s.example",
+        &footer(),
+    )
+    .unwrap();
+    assert!(
+        m.text
+            .contains("Time: Fischer: 7 days, +1 day per move, at most 14 days"),
+        "{}",
+        m.text
+    );
+    let old = json!({
+        "game_id": "g1", "seat": "middle", "invited_by": "alice", "players": players(),
+        "days_per_move": 3, "expires_at": "2027-01-16T06:00:00Z",
+    });
+    let m = game_event(
+        &stored(events::INVITED, old),
+        "bob",
+        "https://s.example",
+        &footer(),
+    )
+    .unwrap();
+    assert!(m.text.contains("Time: 3 day(s) per move"), "{}", m.text);
 }
