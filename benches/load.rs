@@ -58,6 +58,11 @@ struct Args {
     /// Seconds pgbench runs.
     #[arg(long, default_value_t = 20)]
     pgbench_seconds: u64,
+    /// `USERNAME:PASSWORD` of an existing player (e.g. `sannin seed`'s
+    /// `seed-0`) whose game list's latency to measure, one request at a
+    /// time, at the database's real size.
+    #[arg(long)]
+    list_as: Option<String>,
     // `cargo bench` passes `--bench`.
     #[arg(long, hide = true)]
     bench: bool,
@@ -335,6 +340,10 @@ fn main() {
         }
         let elapsed = started.elapsed();
         latencies.sort();
+        if latencies.is_empty() {
+            list_as(&client, args.list_as.as_deref(), args.read_seconds).await;
+            return;
+        }
         println!(
             "{} moves by {} clients in {:.2} s: {:.0} moves/s; latency ms p50 {:.1}, p90 {:.1}, p99 {:.1}, max {:.1}",
             latencies.len(),
@@ -390,5 +399,27 @@ fn main() {
                 percentile(&latencies, 0.99),
             );
         }
+        list_as(&client, args.list_as.as_deref(), secs).await;
     });
+}
+
+/// The game list's latency for an existing player, one request at a time.
+async fn list_as(client: &std::sync::Arc<Client>, who: Option<&str>, seconds: u64) {
+    let Some((name, password)) = who.and_then(|w| w.split_once(':')) else {
+        return;
+    };
+    let body = json!({"username": name, "password": password});
+    let (status, answer) = client.post("/api/v1/auth/token", None, &body).await;
+    assert_eq!(status, 200, "logging {name} in: {answer}");
+    let token = answer["access_token"].as_str().unwrap().to_owned();
+    println!("the game list of {name}, one request at a time, {seconds} s each:");
+    for (what, query) in [("my_turn=true", "?my_turn=true"), ("default order", "")] {
+        let lists = [(format!("/api/v1/games{query}"), Some(token.clone()), None)];
+        let (rate, latencies) = timed_reads(client, 1, seconds, &lists, 200).await;
+        println!(
+            "  GET list, {what:<19} {rate:>9.0}/s   latency ms p50 {:.1}, p99 {:.1}",
+            percentile(&latencies, 0.5),
+            percentile(&latencies, 0.99),
+        );
+    }
 }

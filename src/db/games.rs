@@ -197,10 +197,13 @@ pub fn lock_game(conn: &mut DbConnection, id: &str) -> QueryResult<()> {
 
 /// Writes `game` if nobody changed it since it was read at `expected_version`;
 /// returns false when someone did (another request or server process won).
+/// Saves the game row with its snapshot and the account to move (see
+/// `games.to_move_user`) if its version is still `expected_version`.
 pub fn update_game_if_version(
     conn: &mut DbConnection,
     game: &GameRow,
     snapshot: &str,
+    to_move_user: Option<&str>,
     expected_version: i32,
 ) -> QueryResult<bool> {
     let n = diesel::update(
@@ -208,7 +211,11 @@ pub fn update_game_if_version(
             .filter(games::id.eq(&game.id))
             .filter(games::version.eq(expected_version)),
     )
-    .set((game, games::snapshot.eq(snapshot)))
+    .set((
+        game,
+        games::snapshot.eq(snapshot),
+        games::to_move_user.eq(to_move_user),
+    ))
     .execute(conn)?;
     if n == 1 {
         super::live::announce(super::live::Topic::Game(game.id.to_string()));
@@ -338,14 +345,12 @@ pub fn list_games(
                 .select(game_seats::game_id),
         )
     };
+    // Set for active games only, from the seat to move; never NULL here,
+    // so its negation below means what it says.
     let your_turn = || {
-        games::status.eq("active").and(exists(
-            game_seats::table
-                .filter(game_seats::game_id.eq(games::id))
-                .filter(game_seats::user_id.eq(q.user_id.clone()))
-                .filter(game_seats::state.eq("joined"))
-                .filter(games::to_move.eq(game_seats::seat.nullable())),
-        ))
+        games::to_move_user
+            .is_not_null()
+            .and(games::to_move_user.eq(q.user_id.clone()).assume_not_null())
     };
     let mut query = games::table.into_boxed();
     if q.mine {

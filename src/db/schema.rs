@@ -92,6 +92,7 @@ diesel::table! {
         pause_on_weekends -> Bool,
         vacation -> Bool,
         clocks -> Nullable<Text>,
+        to_move_user -> Nullable<Text>,
     }
 }
 

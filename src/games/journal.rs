@@ -30,11 +30,16 @@ pub(super) fn save(
     now: NaiveDateTime,
 ) -> Result<(), GameError> {
     let snapshot = g.snapshot_text();
+    let to_move_user = g
+        .position()
+        .to_move()
+        .filter(|_| g.status() == Status::Active)
+        .and_then(|p| g.seat(p).user_id.clone());
     let row = &mut g.row;
     let expected = row.version;
     row.version += 1;
     row.updated_at = now;
-    if db::games::update_game_if_version(conn, row, &snapshot, expected)? {
+    if db::games::update_game_if_version(conn, row, &snapshot, to_move_user.as_deref(), expected)? {
         Ok(())
     } else {
         Err(GameError::Stale(

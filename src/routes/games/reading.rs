@@ -293,11 +293,8 @@ pub struct EventsQuery {
 pub struct EventView {
     /// Time-ordered id: use it as `after` to read on.
     pub id: String,
-    /// `game.invited`, `game.started`, `game.your_turn`, `game.move`,
-    /// `game.alliance_proposed`, `game.alliance_formed`, `game.player_eliminated`,
-    /// `game.finished`, `game.deadline_approaching`, `game.cancelled`, `game.expired`,
-    /// `game.declined`.
-    #[schema(example = "game.your_turn")]
+    /// The event's type; `data` holds its fields.
+    #[schema(value_type = crate::routes::schemas::EventType, example = "game.your_turn")]
     pub r#type: String,
     pub game_id: String,
     #[schema(value_type = Object)]
