@@ -3,7 +3,9 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_problem, spawn_app, spawn_app_with, Backend, TestApp, Trio};
+use crate::helpers::{
+    assert_problem, heard, ok, spawn_app, spawn_app_with, Backend, TestApp, Trio,
+};
 use crate::on_both_backends;
 use crate::webhooks::{self, Receiver};
 
@@ -16,23 +18,6 @@ async fn post(app: &TestApp, t: &Trio, who: usize, id: &str, path: &str) -> reqw
         None,
     )
     .await
-}
-
-async fn ok(res: reqwest::Response) -> Value {
-    let status = res.status();
-    let body: Value = res.json().await.unwrap();
-    assert!(status.is_success(), "{status}: {body}");
-    body
-}
-
-/// The `data` of `who`'s events of `kind` in game `id`.
-async fn heard(app: &TestApp, t: &Trio, who: usize, id: &str, kind: &str) -> Vec<Value> {
-    app.events(&t.tokens[who], id)
-        .await
-        .into_iter()
-        .filter(|e| e["type"] == kind)
-        .map(|e| e["data"].clone())
-        .collect()
 }
 
 async fn r36_an_agreed_three_way_draw(backend: Backend) {

@@ -8,7 +8,9 @@ use chrono::{DateTime, Datelike, Duration, TimeZone, Utc, Weekday};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_problem, eventually, spawn_app_with, Backend, TestApp, Trio};
+use crate::helpers::{
+    assert_problem, eventually, heard, ok, spawn_app_with, Backend, TestApp, Trio,
+};
 use crate::on_both_backends;
 
 async fn fast(backend: Backend) -> TestApp {
@@ -16,13 +18,6 @@ async fn fast(backend: Backend) -> TestApp {
         s.games.sweep_interval = StdDuration::from_millis(100);
     })
     .await
-}
-
-async fn ok(res: reqwest::Response) -> Value {
-    let status = res.status();
-    let body: Value = res.json().await.unwrap();
-    assert!(status.is_success(), "{status}: {body}");
-    body
 }
 
 fn at(v: &Value) -> DateTime<Utc> {
@@ -39,16 +34,6 @@ fn about(t: DateTime<Utc>, expected: DateTime<Utc>) {
         t >= expected - Duration::seconds(1) && t <= expected + Duration::seconds(30),
         "{t} is not about {expected}"
     );
-}
-
-/// The `data` of `who`'s events of `kind` in game `id`.
-async fn heard(app: &TestApp, t: &Trio, who: usize, id: &str, kind: &str) -> Vec<Value> {
-    app.events(&t.tokens[who], id)
-        .await
-        .into_iter()
-        .filter(|e| e["type"] == kind)
-        .map(|e| e["data"].clone())
-        .collect()
 }
 
 async fn create(app: &TestApp, t: &Trio, body: Value) -> reqwest::Response {

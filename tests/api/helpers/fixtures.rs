@@ -143,3 +143,21 @@ impl TestApp {
         game
     }
 }
+
+/// The body of an answer that must be a success.
+pub async fn ok(res: Response) -> Value {
+    let status = res.status();
+    let body: Value = res.json().await.unwrap();
+    assert!(status.is_success(), "{status}: {body}");
+    body
+}
+
+/// The `data` of `who`'s events of `kind` in game `id`.
+pub async fn heard(app: &TestApp, t: &Trio, who: usize, id: &str, kind: &str) -> Vec<Value> {
+    app.events(&t.tokens[who], id)
+        .await
+        .into_iter()
+        .filter(|e| e["type"] == kind)
+        .map(|e| e["data"].clone())
+        .collect()
+}

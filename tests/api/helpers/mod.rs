@@ -11,7 +11,7 @@ mod fixtures;
 pub use app::{spawn_app, spawn_app_using, spawn_app_with, TestApp};
 pub use client::{assert_problem, error_fields, TestUser};
 pub use database::{available, Backend, EmptyDatabase};
-pub use fixtures::Trio;
+pub use fixtures::{heard, ok, Trio};
 
 /// Polls `check` until it gives a value, and returns that value; fails the
 /// test after 20 s, saying what never happened. The one way tests wait for
