@@ -174,6 +174,95 @@ impl r2d2::ManageConnection for ConnectionManager {
     type Error = ConnectError;
 
     fn connect(&self) -> Result<DbConnection, ConnectError> {
+        let mut conn = self.open()?;
+        let database = match &self.url {
+            DatabaseUrl::Postgres(url) => Some(std::sync::Arc::from(url.as_str())),
+            DatabaseUrl::Sqlite(_) => None,
+        };
+        conn.set_instrumentation(Usage::new(database));
+        Ok(conn)
+    }
+
+    /// Checks a connection before it is handed out again. A PostgreSQL
+    /// connection back within [`FRESH`] is checked without a round trip:
+    /// what the server sent meanwhile is read without waiting, and a
+    /// server that ended the connection has sent its reason and closed it
+    /// (the second read finds the end). Any other gets a round trip. One
+    /// that a statement failed on was checked as it came back
+    /// ([`Self::has_broken`]).
+    fn is_valid(&self, conn: &mut DbConnection) -> Result<(), ConnectError> {
+        let fresh = Usage::of(conn).is_some_and(|u| u.returned.elapsed() < FRESH);
+        match conn {
+            DbConnection::Postgres(c) if fresh => {
+                // Pooled connections do not listen: nothing else arrives.
+                for _ in 0..2 {
+                    if let Some(Err(e)) = c.notifications_iter().next() {
+                        return Err(e.into());
+                    }
+                }
+                Ok(())
+            }
+            _ => Ok(conn.ping()?),
+        }
+    }
+
+    /// A connection coming back is kept unless its transaction state is
+    /// broken or, after a statement failed on it, it no longer answers.
+    fn has_broken(&self, conn: &mut DbConnection) -> bool {
+        let failed = Usage::of(conn).is_some_and(|u| {
+            u.returned = std::time::Instant::now();
+            std::mem::take(&mut u.failed)
+        });
+        conn.is_broken() || (failed && conn.ping().is_err())
+    }
+}
+
+/// How long a connection back in the pool is taken to still be open.
+const FRESH: Duration = Duration::from_secs(1);
+
+/// What the pool knows of a connection's use, kept as its instrumentation
+/// (which sees every statement).
+struct Usage {
+    /// A statement failed since it was last handed out.
+    failed: bool,
+    /// When it last came back to the pool.
+    returned: std::time::Instant,
+    /// The PostgreSQL database's URL (whose other processes a change on
+    /// this connection wakes).
+    database: Option<std::sync::Arc<str>>,
+}
+
+impl Usage {
+    fn new(database: Option<std::sync::Arc<str>>) -> Self {
+        Self {
+            failed: false,
+            // Just opened: as good as just checked.
+            returned: std::time::Instant::now(),
+            database,
+        }
+    }
+
+    fn of(conn: &mut DbConnection) -> Option<&mut Usage> {
+        conn.instrumentation().downcast_mut::<Usage>()
+    }
+
+    /// The URL of the PostgreSQL database `conn` is a pooled connection to.
+    fn database_of(conn: &mut DbConnection) -> Option<std::sync::Arc<str>> {
+        Self::of(conn).and_then(|u| u.database.clone())
+    }
+}
+
+impl diesel::connection::Instrumentation for Usage {
+    fn on_connection_event(&mut self, event: diesel::connection::InstrumentationEvent<'_>) {
+        if let diesel::connection::InstrumentationEvent::FinishQuery { error: Some(_), .. } = event
+        {
+            self.failed = true;
+        }
+    }
+}
+
+impl ConnectionManager {
+    fn open(&self) -> Result<DbConnection, ConnectError> {
         match &self.url {
             DatabaseUrl::Postgres(url) => {
                 let mut conn = PgConnection::establish(url)?;
@@ -190,14 +279,6 @@ impl r2d2::ManageConnection for ConnectionManager {
                 Ok(DbConnection::Sqlite(conn))
             }
         }
-    }
-
-    fn is_valid(&self, conn: &mut DbConnection) -> Result<(), ConnectError> {
-        Ok(conn.ping()?)
-    }
-
-    fn has_broken(&self, conn: &mut DbConnection) -> bool {
-        conn.is_broken()
     }
 }
 
@@ -281,7 +362,6 @@ pub fn run_migrations(conn: &mut DbConnection) -> anyhow::Result<usize> {
 /// in ASCII, as a number).
 const MIGRATION_LOCK: i64 = 0x73_61_6e_6e_69_6e;
 
-/// A cheap round trip to check the database answers.
 /// Refreshes the query planner's statistics. SQLite keeps none until asked
 /// (and then plans, say, the game list by scanning every active game rather
 /// than a player's seats); `analysis_limit` keeps it quick on large tables.
@@ -293,6 +373,7 @@ pub fn refresh_statistics(conn: &mut DbConnection) -> diesel::QueryResult<()> {
     }
 }
 
+/// A cheap round trip to check the database answers.
 pub fn ping(conn: &mut DbConnection) -> diesel::QueryResult<()> {
     conn.ping()
 }
