@@ -107,34 +107,61 @@ pub fn announce(topic: Topic) {
 }
 
 /// Called after the outermost write transaction ends: if it committed,
-/// wakes this process's streams and, on PostgreSQL, sends the other
-/// processes a `NOTIFY` with what it announced; either way forgets it.
+/// wakes this process's streams and, on PostgreSQL, queues a wake-up of the
+/// other processes with what it announced; either way forgets it.
 ///
-/// The `NOTIFY` goes in a statement of its own after the commit, not in the
-/// transaction: PostgreSQL serializes the commits of transactions that
-/// notify, and a move's commit waits for its write to reach the disk. Should
-/// the process die in between, the other processes' streams still read on
+/// The relay thread ([`spawn_relay`]) sends what is queued for its
+/// database every few milliseconds, in one statement, on its own
+/// connection: not in the transaction (PostgreSQL serializes the commits of
+/// transactions that notify), nor as another round trip of the request.
+/// Should the process die first, the other processes' streams still read on
 /// their timer.
 pub(super) fn after_transaction(conn: &mut DbConnection, committed: bool) {
     let pending = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
     if !committed || pending.topics.is_empty() {
         return;
     }
-    if let DbConnection::Postgres(c) = conn {
-        let topics: Vec<String> = pending.topics.iter().map(Topic::encode).collect();
-        let mut payload = format!("{} {}", *PROCESS, topics.join(" "));
-        if payload.len() > MAX_PAYLOAD {
-            payload = format!("{} *", *PROCESS);
-        }
-        let sent = diesel::sql_query("SELECT pg_notify($1, $2)")
-            .bind::<Text, _>(CHANNEL)
-            .bind::<Text, _>(payload)
-            .execute(c);
-        if let Err(e) = sent {
-            tracing::debug!(error = %e, "could not notify other processes");
+    if let Some(database) = super::Usage::database_of(conn) {
+        let mut outgoing = OUTGOING.lock();
+        let queued = outgoing.entry(database.to_string()).or_default();
+        queued.extend(pending.topics.iter().cloned());
+        if queued.len() > MAX_QUEUED {
+            // Nobody sends them (no relay runs) or they pile up: one
+            // wake-up of everything says as much.
+            queued.clear();
+            queued.insert(Topic::All);
         }
     }
     pending.topics.into_iter().for_each(wake);
+}
+
+/// Wake-ups of other processes waiting to be sent, by database URL.
+static OUTGOING: LazyLock<parking_lot::Mutex<std::collections::HashMap<String, BTreeSet<Topic>>>> =
+    LazyLock::new(Default::default);
+
+/// More topics than this waiting become one wake-up of everything.
+const MAX_QUEUED: usize = 10_000;
+
+/// The notifications that tell other processes of `topics`, each payload
+/// within PostgreSQL's limit.
+fn payloads(topics: &BTreeSet<Topic>) -> Vec<String> {
+    if topics.contains(&Topic::All) {
+        return vec![format!("{} *", *PROCESS)];
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut current = PROCESS.clone();
+    for topic in topics {
+        let word = topic.encode();
+        if current.len() + 1 + word.len() > MAX_PAYLOAD && current.len() > PROCESS.len() {
+            out.push(std::mem::replace(&mut current, PROCESS.clone()));
+        }
+        current.push(' ');
+        current.push_str(&word);
+    }
+    if current.len() > PROCESS.len() {
+        out.push(current);
+    }
+    out
 }
 
 /// Forgets what an earlier transaction on this thread announced and locked
@@ -298,6 +325,26 @@ impl Listener {
         Ok(n)
     }
 
+    /// Sends the wake-ups this process has queued for `database`, in one
+    /// statement; on failure they stay queued for the next connection.
+    pub fn send(&mut self, database: &str) -> QueryResult<()> {
+        let Some(topics) = OUTGOING.lock().remove(database) else {
+            return Ok(());
+        };
+        let sent = diesel::sql_query("SELECT pg_notify($1, p)::text FROM unnest($2::text[]) AS p")
+            .bind::<Text, _>(CHANNEL)
+            .bind::<diesel::sql_types::Array<Text>, _>(payloads(&topics))
+            .execute(&mut self.conn);
+        if sent.is_err() {
+            OUTGOING
+                .lock()
+                .entry(database.to_owned())
+                .or_default()
+                .extend(topics);
+        }
+        sent.map(drop)
+    }
+
     /// Checks that the connection still works (a silent loss of the
     /// connection would otherwise go unnoticed).
     pub fn check(&mut self) -> QueryResult<()> {
@@ -312,12 +359,12 @@ impl Listener {
     }
 }
 
-/// Relays other processes' wake-ups to this process's streams, on a thread
-/// of its own, until `stop` turns true or its sender is dropped. A lost
+/// Relays other processes' wake-ups to this process's streams, and this
+/// process's to theirs, on a thread of its own, until `stop` turns true or its sender is dropped. A lost
 /// connection is found again (every stream is woken then, as wake-ups may
 /// have been missed meanwhile).
 pub fn spawn_relay(url: String, stop: tokio::sync::watch::Receiver<bool>) {
-    const EVERY: std::time::Duration = std::time::Duration::from_millis(50);
+    const EVERY: std::time::Duration = std::time::Duration::from_millis(20);
     const CHECK: std::time::Duration = std::time::Duration::from_secs(10);
     let stopped = move || stop.has_changed().is_err() || *stop.borrow();
     let spawned = std::thread::Builder::new()
@@ -343,14 +390,17 @@ pub fn spawn_relay(url: String, stop: tokio::sync::watch::Receiver<bool>) {
                 }
                 let mut checked = std::time::Instant::now();
                 while !stopped() {
-                    let step = listener.relay().and_then(|_| {
-                        if checked.elapsed() >= CHECK {
-                            checked = std::time::Instant::now();
-                            listener.check()
-                        } else {
-                            Ok(())
-                        }
-                    });
+                    let step = listener
+                        .relay()
+                        .and_then(|_| listener.send(&url))
+                        .and_then(|_| {
+                            if checked.elapsed() >= CHECK {
+                                checked = std::time::Instant::now();
+                                listener.check()
+                            } else {
+                                Ok(())
+                            }
+                        });
                     if let Err(e) = step {
                         tracing::warn!(error = %e, "lost the connection that listens for changes");
                         lost = true;
