@@ -11,26 +11,89 @@ use super::DbConnection;
 
 pub const WEBHOOK: &str = "webhook";
 pub const MAIL: &str = "mail";
-/// Every channel, each of which gets every event.
-pub const CHANNELS: [&str; 2] = [WEBHOOK, MAIL];
 
-/// Queues the events `event_ids` for every channel, in one statement.
-pub fn enqueue(conn: &mut DbConnection, event_ids: &[&str]) -> QueryResult<()> {
-    let rows: Vec<_> = event_ids
-        .iter()
-        .flat_map(|id| CHANNELS.map(|channel| (op::channel.eq(channel), op::event_id.eq(*id))))
-        .collect();
-    if rows.is_empty() {
+/// Writes the event rows and queues each for the channels that can deliver
+/// it: for webhooks when its recipient has an active endpoint, for mail
+/// when its kind is one of `mailed` and its recipient's address is
+/// verified. (An endpoint made, or an address verified, later hears of what
+/// happens from then on.) On PostgreSQL in one statement, one round trip;
+/// on SQLite in three.
+pub fn record(conn: &mut DbConnection, events: &[EventRow], mailed: &[&str]) -> QueryResult<()> {
+    if events.is_empty() {
         return Ok(());
     }
-    // Batch inserts are written per backend (a connection of either kind
-    // cannot build one).
-    let insert = diesel::insert_into(op::table).values(rows);
-    match conn {
-        DbConnection::Postgres(c) => insert.execute(c),
-        DbConnection::Sqlite(c) => insert.execute(c),
-    }
+    let c = match conn {
+        DbConnection::Postgres(c) => c,
+        DbConnection::Sqlite(_) => {
+            super::games::insert_events(conn, events)?;
+            let ids: Vec<&str> = events.iter().map(|r| r.id.as_str()).collect();
+            return enqueue(conn, &ids, mailed);
+        }
+    };
+    use diesel::sql_types::{Array, Text, Timestamp};
+    let column = |f: fn(&EventRow) -> String| events.iter().map(f).collect::<Vec<_>>();
+    // `unnest` yields the rows in the order given, so their stream order
+    // (drawn from a sequence as each is inserted) follows it.
+    diesel::sql_query(
+        "WITH e AS ( \
+             INSERT INTO game_events (id, game_id, event_type, user_id, payload, created_at) \
+             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], \
+                                  $6::timestamp[]) \
+             RETURNING id, user_id, event_type \
+         ), hooked AS ( \
+             INSERT INTO outbox_pending (channel, event_id) \
+             SELECT $7, e.id FROM e WHERE EXISTS ( \
+                 SELECT 1 FROM webhooks h WHERE h.user_id = e.user_id AND h.active) \
+         ) \
+         INSERT INTO outbox_pending (channel, event_id) \
+         SELECT $8, e.id FROM e WHERE e.event_type = ANY($9::text[]) AND EXISTS ( \
+             SELECT 1 FROM users u WHERE u.id = e.user_id AND u.email_verified)",
+    )
+    .bind::<Array<Text>, _>(column(|r| r.id.to_string()))
+    .bind::<Array<Text>, _>(column(|r| r.game_id.to_string()))
+    .bind::<Array<Text>, _>(column(|r| r.event_type.clone()))
+    .bind::<Array<Text>, _>(column(|r| r.user_id.to_string()))
+    .bind::<Array<Text>, _>(column(|r| r.payload.clone()))
+    .bind::<Array<Timestamp>, _>(events.iter().map(|r| r.created_at).collect::<Vec<_>>())
+    .bind::<Text, _>(WEBHOOK)
+    .bind::<Text, _>(MAIL)
+    .bind::<Array<Text>, _>(mailed)
+    .execute(c)
     .map(drop)
+}
+
+/// Queues the stored events `event_ids` as [`record`] does.
+fn enqueue(conn: &mut DbConnection, event_ids: &[&str], mailed: &[&str]) -> QueryResult<()> {
+    use super::schema::{users, webhooks};
+    use diesel::dsl::exists;
+    use diesel::sql_types::Text;
+    let hooked = game_events::table
+        .filter(game_events::id.eq_any(event_ids))
+        .filter(exists(
+            webhooks::table
+                .filter(webhooks::user_id.eq(game_events::user_id))
+                .filter(webhooks::active),
+        ))
+        .select((WEBHOOK.into_sql::<Text>(), game_events::id));
+    let mail = game_events::table
+        .filter(game_events::id.eq_any(event_ids))
+        .filter(game_events::event_type.eq_any(mailed))
+        .filter(exists(
+            users::table
+                .filter(users::id.eq(game_events::user_id))
+                .filter(users::email_verified),
+        ))
+        .select((MAIL.into_sql::<Text>(), game_events::id));
+    let columns = (op::channel, op::event_id);
+    diesel::insert_into(op::table)
+        .values(hooked)
+        .into_columns(columns)
+        .execute(conn)?;
+    diesel::insert_into(op::table)
+        .values(mail)
+        .into_columns(columns)
+        .execute(conn)
+        .map(drop)
 }
 
 /// Up to `limit` events waiting for `channel`, oldest first. On PostgreSQL the
@@ -56,12 +119,15 @@ pub fn take(conn: &mut DbConnection, channel: &str, limit: i64) -> QueryResult<V
         .load(conn)
 }
 
-/// `channel` has handled `event_id`.
-pub fn done(conn: &mut DbConnection, channel: &str, event_id: &str) -> QueryResult<()> {
+/// `channel` has handled the events `event_ids`, in one statement.
+pub fn done(conn: &mut DbConnection, channel: &str, event_ids: &[String]) -> QueryResult<()> {
+    if event_ids.is_empty() {
+        return Ok(());
+    }
     diesel::delete(
         op::table
             .filter(op::channel.eq(channel))
-            .filter(op::event_id.eq(event_id)),
+            .filter(op::event_id.eq_any(event_ids)),
     )
     .execute(conn)
     .map(drop)

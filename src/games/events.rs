@@ -496,31 +496,54 @@ pub fn emit<'a>(
     event: GameEvent,
     now: NaiveDateTime,
 ) -> diesel::QueryResult<()> {
-    let body = event.payload(game_id).to_string();
-    let mut seen: Vec<&str> = Vec::new();
-    for user_id in recipients {
-        if !seen.contains(&user_id) {
-            seen.push(user_id);
+    emit_all(
+        conn,
+        game_id,
+        vec![(recipients.into_iter().collect(), event)],
+        now,
+    )
+}
+
+/// [`emit`] for several events of one game at once, in their order: one
+/// lock of the recipients and one write for them all.
+pub fn emit_all(
+    conn: &mut DbConnection,
+    game_id: &str,
+    events: Vec<(Vec<&str>, GameEvent)>,
+    now: NaiveDateTime,
+) -> diesel::QueryResult<()> {
+    let mut everyone: Vec<&str> = Vec::new();
+    let mut rows: Vec<EventRow> = Vec::new();
+    for (recipients, event) in events {
+        let body = event.payload(game_id).to_string();
+        let mut seen: Vec<&str> = Vec::new();
+        for user_id in recipients {
+            if !seen.contains(&user_id) {
+                seen.push(user_id);
+            }
         }
-    }
-    db::live::lock_recipients(conn, game_id, seen.iter().copied())?;
-    let rows: Vec<EventRow> = seen
-        .into_iter()
-        .map(|user_id| {
-            db::live::announce(db::live::Topic::User(user_id.to_owned()));
-            EventRow {
+        for user_id in seen {
+            if !everyone.contains(&user_id) {
+                everyone.push(user_id);
+            }
+            rows.push(EventRow {
                 id: EventId::generate(),
                 game_id: GameId::from(game_id),
                 event_type: event.event_type().to_owned(),
                 user_id: UserId::from(user_id),
                 payload: body.clone(),
                 created_at: now,
-            }
-        })
-        .collect();
-    db::games::insert_events(conn, &rows)?;
-    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-    db::outbox::enqueue(conn, &ids)
+            });
+        }
+    }
+    if rows.is_empty() {
+        return Ok(());
+    }
+    db::live::lock_recipients(conn, game_id, everyone.iter().copied())?;
+    for user_id in everyone {
+        db::live::announce(db::live::Topic::User(user_id.to_owned()));
+    }
+    db::outbox::record(conn, &rows, &crate::notify::mail::MAILED)
 }
 
 pub fn win_reason(r: WinReason) -> &'static str {

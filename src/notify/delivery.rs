@@ -64,6 +64,7 @@ fn wants(hook: &WebhookRow, event_type: &str, game_id: &str) -> bool {
 pub fn fan_out(conn: &mut DbConnection, now: NaiveDateTime) -> diesel::QueryResult<usize> {
     crate::db::write_transaction(conn, |conn| {
         let events = outbox::take(conn, outbox::WEBHOOK, FANOUT_BATCH)?;
+        let handled: Vec<String> = events.iter().map(|e| e.id.to_string()).collect();
         let mut hooks: HashMap<UserId, Vec<WebhookRow>> = HashMap::new();
         let mut written = 0;
         for event in events {
@@ -77,7 +78,6 @@ pub fn fan_out(conn: &mut DbConnection, now: NaiveDateTime) -> diesel::QueryResu
                     // Nothing is sent rather than a made-up body; the event
                     // stays in game_events for inspection.
                     tracing::error!(event = %event.id, error = %format!("{e:#}"), "not delivered");
-                    outbox::done(conn, outbox::WEBHOOK, &event.id)?;
                     continue;
                 }
             };
@@ -94,8 +94,8 @@ pub fn fan_out(conn: &mut DbConnection, now: NaiveDateTime) -> diesel::QueryResu
                 );
                 written += q::insert_delivery_if_new(conn, &row)? as usize;
             }
-            outbox::done(conn, outbox::WEBHOOK, &event.id)?;
         }
+        outbox::done(conn, outbox::WEBHOOK, &handled)?;
         Ok(written)
     })
 }

@@ -35,10 +35,11 @@ struct Recipient {
 pub fn fan_out(conn: &mut DbConnection, ctx: &MailContext) -> diesel::QueryResult<usize> {
     db::write_transaction(conn, |conn| {
         let events = outbox::take(conn, outbox::MAIL, FANOUT_BATCH)?;
+        let handled: Vec<String> = events.iter().map(|e| e.id.to_string()).collect();
+        outbox::done(conn, outbox::MAIL, &handled)?;
         let mut recipients: HashMap<UserId, Option<Recipient>> = HashMap::new();
         let mut queued = 0;
         for event in events {
-            outbox::done(conn, outbox::MAIL, &event.id)?;
             if !MAILED.contains(&event.event_type.as_str()) {
                 continue;
             }
