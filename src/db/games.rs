@@ -4,7 +4,9 @@ use crate::domain::{EventId, GameId, ProposalId, UserId};
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use super::schema::{alliance_proposals, game_actions, game_events, game_seats, games, users};
+use super::schema::{
+    alliance_proposals, game_actions, game_events, game_seats, games, premoves, users,
+};
 use super::DbConnection;
 use crate::games::states::{ActionKind, ProposalStatus, SeatState, Status};
 
@@ -127,10 +129,14 @@ pub struct StoredGame {
     pub snapshot: Option<String>,
     /// The creator's username.
     pub creator: Option<String>,
+    /// Whether any premoves are stored for the game.
+    pub premoves: bool,
+    /// Whether any of its alliance proposals awaits an answer.
+    pub proposals: bool,
 }
 
-/// The game's row, its stored snapshot and its creator's name, in one
-/// statement. With `lock`, the game's write lock is taken first and held to
+/// The game's row, its stored snapshot, its creator's name and whether
+/// premoves or proposals wait, in one statement. With `lock`, the game's write lock is taken first and held to
 /// the end of the transaction (see `lock_game`): on PostgreSQL by the same
 /// statement (`FOR NO KEY UPDATE`, the lock an update of the row takes).
 pub fn find_game(conn: &mut DbConnection, id: &str, lock: bool) -> QueryResult<Option<StoredGame>> {
@@ -144,10 +150,17 @@ pub fn find_game(conn: &mut DbConnection, id: &str, lock: bool) -> QueryResult<O
                     .filter(users::id.nullable().eq(games::created_by))
                     .select(users::username)
                     .single_value(),
+                diesel::dsl::exists(premoves::table.filter(premoves::game_id.eq(games::id))),
+                diesel::dsl::exists(
+                    alliance_proposals::table
+                        .filter(alliance_proposals::game_id.eq(games::id))
+                        .filter(alliance_proposals::status.eq(ProposalStatus::Pending)),
+                ),
             ))
         };
     }
-    let found: Option<(GameRow, Option<String>, Option<String>)> = match conn {
+    type Found = (GameRow, Option<String>, Option<String>, bool, bool);
+    let found: Option<Found> = match conn {
         DbConnection::Postgres(c) if lock => query!().for_no_key_update().first(c).optional()?,
         _ => {
             if lock {
@@ -156,11 +169,15 @@ pub fn find_game(conn: &mut DbConnection, id: &str, lock: bool) -> QueryResult<O
             query!().first(conn).optional()?
         }
     };
-    Ok(found.map(|(row, snapshot, creator)| StoredGame {
-        row,
-        snapshot,
-        creator,
-    }))
+    Ok(
+        found.map(|(row, snapshot, creator, premoves, proposals)| StoredGame {
+            row,
+            snapshot,
+            creator,
+            premoves,
+            proposals,
+        }),
+    )
 }
 
 /// Stores a game's snapshot where none is stored yet (a game from before

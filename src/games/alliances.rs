@@ -69,6 +69,7 @@ fn propose(
             resolved_at: None,
         };
         db::games::insert_proposal(conn, &p)?;
+        g.waiting.proposals = true;
         save(conn, &mut g, now)?;
         super::bots::queue_answer(conn, &g, &p, now)?;
         emit(

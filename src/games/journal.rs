@@ -10,7 +10,7 @@ use crate::db::games::ActionRow;
 use crate::db::{self, DbConnection};
 use crate::rules::{Action, Position};
 
-use super::events::{self, emit, Effect, GameEvent, GameResult, Players};
+use super::events::{self, emit_all, Effect, GameEvent, GameResult, Players};
 use super::model::{action_kind, action_notation, seat_name, Loaded, Status};
 use super::{GameError, Settings};
 
@@ -48,35 +48,46 @@ pub(super) fn save(
     }
 }
 
+/// Tells the player to move that it is their turn (and queues a bot's).
 pub(super) fn your_turn(
     conn: &mut DbConnection,
     g: &Loaded,
     now: NaiveDateTime,
 ) -> Result<(), GameError> {
+    if let Some(told) = your_turn_event(conn, g, now)? {
+        emit_all(conn, &g.row.id, vec![told], now)?;
+    }
+    Ok(())
+}
+
+/// The `your_turn` event for the player to move, with its recipient, to be
+/// emitted with others; queues a bot's turn.
+fn your_turn_event<'g>(
+    conn: &mut DbConnection,
+    g: &'g Loaded,
+    now: NaiveDateTime,
+) -> Result<Option<(Vec<&'g str>, GameEvent)>, GameError> {
     let Some(p) = g.position().to_move() else {
-        return Ok(());
+        return Ok(None);
     };
     super::bots::queue_turn(conn, g, now)?;
     let last = g.standing.last_move.as_ref();
-    emit(
-        conn,
-        &g.row.id,
-        g.seat(p).user_id.as_deref(),
-        GameEvent::YourTurn(events::YourTurn {
-            seat: seat_name(p).to_owned(),
-            ply: g.position().ply(),
-            deadline: g.row.deadline.map(|t| t.and_utc()),
-            last_move: last.map(|m| events::LastMove {
-                notation: m.notation.clone(),
-                seat: m.seat.clone(),
-                ply: m.ply,
-            }),
-            players: Players::of(g),
-            position: g.position().to_string(),
+    let event = GameEvent::YourTurn(events::YourTurn {
+        seat: seat_name(p).to_owned(),
+        ply: g.position().ply(),
+        deadline: g.row.deadline.map(|t| t.and_utc()),
+        last_move: last.map(|m| events::LastMove {
+            notation: m.notation.clone(),
+            seat: m.seat.clone(),
+            ply: m.ply,
         }),
-        now,
-    )?;
-    Ok(())
+        players: Players::of(g),
+        position: g.position().to_string(),
+    });
+    Ok(Some((
+        g.seat(p).user_id.as_deref().into_iter().collect(),
+        event,
+    )))
 }
 
 /// Appends an action: the rules judge it, its row is inserted (the unique keys refuse a
@@ -160,6 +171,7 @@ fn append_as(
         game,
         standing,
         creator_name: g.creator_name.clone(),
+        waiting: g.waiting,
     };
     if turn_changed || after.is_over() {
         // The clock of who was to move stops (with a Fischer increment after
@@ -178,7 +190,7 @@ fn append_as(
         db::premoves::clear_game(conn, &next.row.id)?;
     }
     let premove_next = match action {
-        Action::Move(m) if !changed_premises => {
+        Action::Move(m) if !changed_premises && g.waiting.premoves => {
             super::premoves::advance(conn, &next, before.ply(), m, now)?
         }
         _ => None,
@@ -189,14 +201,19 @@ fn append_as(
         super::draws::report_end(conn, &next, offer, ended, skip, now)?;
     }
     let everyone = next.player_ids();
-    let all = || everyone.iter().map(String::as_str);
+    let all = || everyone.iter().map(String::as_str).collect::<Vec<_>>();
+    // The action's events (and, unless a premove plays next, the next
+    // player's turn) are written together.
+    let mut told: Vec<(Vec<&str>, GameEvent)> = Vec::new();
     if let Action::Move(m) = action {
         let mover = entry.player.expect("moves have a player");
         // A premove's player hears of it like the others.
-        emit(
-            conn,
-            &next.row.id,
-            all().filter(|u| premove || Some(*u) != actor),
+        let recipients = all()
+            .into_iter()
+            .filter(|u| premove || Some(*u) != actor)
+            .collect();
+        told.push((
+            recipients,
             GameEvent::Move(events::MovePlayed {
                 ply: before.ply(),
                 notation: m.to_string(),
@@ -207,16 +224,17 @@ fn append_as(
                 effects: entry.events.iter().map(Effect::of).collect(),
                 premove,
             }),
-            now,
-        )?;
+        ));
     }
     for e in &entry.events {
         let reported = GameEvent::of_effect(Effect::of(e), after.ply(), Players::of(&next));
         if let Some(event) = reported {
-            emit(conn, &next.row.id, all(), event, now)?;
+            told.push((all(), event));
         }
     }
+    let turn = !after.is_over() && turn_changed;
     if let Some((user, mv)) = premove_next {
+        emit_all(conn, &next.row.id, told, now)?;
         // Its turn is played at once: no `your_turn` for it. Lines are checked
         // and matched move by move, so the rules cannot refuse it; if they
         // ever did, the premoves go and the player is told it is their turn,
@@ -240,9 +258,14 @@ fn append_as(
             }
             other => return other,
         }
-    }
-    if !after.is_over() && turn_changed {
-        your_turn(conn, &next, now)?;
+        if turn {
+            your_turn(conn, &next, now)?;
+        }
+    } else {
+        if turn {
+            told.extend(your_turn_event(conn, &next, now)?);
+        }
+        emit_all(conn, &next.row.id, told, now)?;
     }
     if after.is_over() {
         super::ratings::settle(conn, &next, now)?;

@@ -91,6 +91,24 @@ pub struct Loaded {
     pub standing: Standing,
     /// The creator's username.
     pub creator_name: Option<String>,
+    /// What else was stored for the game when it was loaded.
+    pub waiting: Waiting,
+}
+
+/// Whether premoves and alliance proposals may wait for a loaded game:
+/// false means none did when it was loaded, sparing the queries for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Waiting {
+    pub premoves: bool,
+    pub proposals: bool,
+}
+
+impl Waiting {
+    /// Not known: look.
+    pub const MAYBE: Waiting = Waiting {
+        premoves: true,
+        proposals: true,
+    };
 }
 
 /// A game with every action, replayed from the start: `game.game.entries()`
@@ -253,6 +271,8 @@ fn take_up(conn: &mut DbConnection, found: StoredGame) -> Result<Loaded, GameErr
         row,
         snapshot,
         creator: creator_name,
+        premoves,
+        proposals,
     } = found;
     let id = row.id.to_string();
     let id = id.as_str();
@@ -272,6 +292,10 @@ fn take_up(conn: &mut DbConnection, found: StoredGame) -> Result<Loaded, GameErr
         game,
         standing: snapshot.standing,
         creator_name,
+        waiting: Waiting {
+            premoves,
+            proposals,
+        },
     })
 }
 
@@ -348,6 +372,7 @@ fn replay(
             game,
             standing,
             creator_name,
+            waiting: Waiting::MAYBE,
         },
         actions,
     })
@@ -458,7 +483,11 @@ pub fn load_state(conn: &mut DbConnection, id: &str) -> Result<GameState, GameEr
 /// rated game finished, its rating changes.
 pub fn state_of(conn: &mut DbConnection, game: Loaded) -> Result<GameState, GameError> {
     let id = game.row.id.to_string();
-    let proposals = pending_proposals(conn, &id)?;
+    let proposals = if game.waiting.proposals {
+        pending_proposals(conn, &id)?
+    } else {
+        Vec::new()
+    };
     let ratings = if game.row.rated && game.status() == Status::Finished {
         db::ratings::changes_of_game(conn, &id)
             .map_err(|e| of_row(e, format!("the rating changes of game {id}")))?

@@ -18,7 +18,8 @@ pub struct Played {
     pub created: bool,
 }
 
-/// Plays a move for the caller at the ply it names.
+/// Plays a move for the caller at the ply it names, inside the caller's
+/// write transaction.
 fn play(
     conn: &mut DbConnection,
     settings: &Settings,
@@ -28,7 +29,7 @@ fn play(
     now: NaiveDateTime,
 ) -> Result<Played, GameError> {
     let (move_text, ply) = (submission.notation.as_str(), submission.ply);
-    db::write_transaction(conn, |conn| {
+    {
         let mut g = load_for_update(conn, game_id)?;
         let seat = g.joined_seat(user_id)?;
         if g.seat(seat).vacation_until.is_some_and(|u| u > now)
@@ -98,7 +99,7 @@ fn play(
             game: next,
             created: true,
         })
-    })
+    }
 }
 
 /// The state to answer with, read in the change's own transaction: once it
@@ -108,7 +109,7 @@ fn answer(conn: &mut DbConnection, game: Loaded) -> Result<GameState, GameError>
     super::model::state_of(conn, game)
 }
 
-/// The caller resigns (R35).
+/// The caller resigns (R35), inside the caller's write transaction.
 fn resign(
     conn: &mut DbConnection,
     settings: &Settings,
@@ -116,21 +117,19 @@ fn resign(
     game_id: &str,
     now: NaiveDateTime,
 ) -> Result<Loaded, GameError> {
-    db::write_transaction(conn, |conn| {
-        let g = load_for_update(conn, game_id)?;
-        let seat = g.joined_seat(user_id)?;
-        match g.status() {
-            Status::Finished => return Err(GameError::GameOver),
-            Status::Active => {}
-            other => {
-                return Err(GameError::State(format!(
-                    "the game is {}; cancel or decline instead",
-                    other.as_str()
-                )))
-            }
+    let g = load_for_update(conn, game_id)?;
+    let seat = g.joined_seat(user_id)?;
+    match g.status() {
+        Status::Finished => return Err(GameError::GameOver),
+        Status::Active => {}
+        other => {
+            return Err(GameError::State(format!(
+                "the game is {}; cancel or decline instead",
+                other.as_str()
+            )))
         }
-        append(conn, settings, &g, Action::Resign(seat), Some(user_id), now)
-    })
+    }
+    append(conn, settings, &g, Action::Resign(seat), Some(user_id), now)
 }
 
 /// A move to play: its R33 notation and the ply the caller believes is next.
