@@ -42,7 +42,12 @@ fn bearer(req: &HttpRequest) -> Result<String, ApiError> {
 /// The scope the matched route's access rule asks for; a route without a
 /// rule is a bug, answered 500 (and caught by the OpenAPI tests).
 fn required_scope(req: &HttpRequest) -> Result<Option<Scope>, ApiError> {
-    let pattern = req.match_pattern().unwrap_or_default();
+    // Registered with the resource; matching the path again would cost a
+    // regular-expression search per route.
+    let pattern = match req.app_data::<super::RoutePattern>() {
+        Some(p) => p.0.to_owned(),
+        None => req.match_pattern().unwrap_or_default(),
+    };
     match access_of(req.method().as_str(), &pattern) {
         Some(Access::Required(scope) | Access::Optional(scope)) => Ok(Some(scope)),
         Some(Access::Public) => Ok(None),

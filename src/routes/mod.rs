@@ -31,160 +31,155 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 
 use crate::error::{ApiError, Problem};
 
+/// The path pattern a resource was registered with, kept as its data so
+/// that an extractor can name the route without matching the path again.
+#[derive(Debug, Clone, Copy)]
+pub struct RoutePattern(pub &'static str);
+
+/// A resource at `path` that knows its own pattern ([`RoutePattern`]).
+fn resource(path: &'static str) -> actix_web::Resource {
+    web::resource(path).app_data(RoutePattern(path))
+}
+
 /// Registers every route of the service.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/healthz").route(web::get().to(health::healthz)))
-        .service(web::resource("/readyz").route(web::get().to(health::readyz)))
-        .service(web::resource("/api/v1/openapi.json").route(web::get().to(openapi_json)))
-        .service(web::resource("/docs").route(web::get().to(docs_redirect)))
-        .service(web::resource("/api/v1/accounts").route(web::post().to(accounts::register)))
-        .service(web::resource("/api/v1/auth/token").route(web::post().to(auth::token)))
-        .service(web::resource("/api/v1/auth/refresh").route(web::post().to(auth::refresh)))
-        .service(web::resource("/api/v1/auth/logout").route(web::post().to(auth::logout)))
+    cfg.service(resource("/healthz").route(web::get().to(health::healthz)))
+        .service(resource("/readyz").route(web::get().to(health::readyz)))
+        .service(resource("/api/v1/openapi.json").route(web::get().to(openapi_json)))
+        .service(resource("/docs").route(web::get().to(docs_redirect)))
+        .service(resource("/api/v1/accounts").route(web::post().to(accounts::register)))
+        .service(resource("/api/v1/auth/token").route(web::post().to(auth::token)))
+        .service(resource("/api/v1/auth/refresh").route(web::post().to(auth::refresh)))
+        .service(resource("/api/v1/auth/logout").route(web::post().to(auth::logout)))
         .service(
-            web::resource("/api/v1/me")
+            resource("/api/v1/me")
                 .route(web::get().to(me::get_me))
                 .route(web::patch().to(me::patch_me)),
         )
         .service(
-            web::resource("/api/v1/me/tokens")
+            resource("/api/v1/me/tokens")
                 .route(web::get().to(tokens::list))
                 .route(web::post().to(tokens::create))
                 .route(web::delete().to(tokens::delete_all)),
         )
-        .service(web::resource("/api/v1/me/tokens/{id}").route(web::delete().to(tokens::delete)))
-        .service(web::resource("/api/v1/users/{username}").route(web::get().to(users::profile)))
+        .service(resource("/api/v1/me/tokens/{id}").route(web::delete().to(tokens::delete)))
+        .service(resource("/api/v1/users/{username}").route(web::get().to(users::profile)))
         .service(
-            web::resource("/api/v1/users/{username}/ratings")
-                .route(web::get().to(ratings::history)),
+            resource("/api/v1/users/{username}/ratings").route(web::get().to(ratings::history)),
         )
-        .service(web::resource("/api/v1/leaderboard").route(web::get().to(ratings::leaderboard)))
+        .service(resource("/api/v1/leaderboard").route(web::get().to(ratings::leaderboard)))
         .service(
-            web::resource("/api/v1/me/vacation")
+            resource("/api/v1/me/vacation")
                 .route(web::get().to(vacation::get))
                 .route(web::post().to(vacation::start))
                 .route(web::delete().to(vacation::end)),
         )
-        .service(web::resource("/api/v1/me/events").route(web::get().to(games::reading::events)))
-        .service(web::resource("/api/v1/me/events/stream").route(web::get().to(streams::my_events)))
-        .service(web::resource("/api/v1/games/{id}/stream").route(web::get().to(streams::game)))
+        .service(resource("/api/v1/me/events").route(web::get().to(games::reading::events)))
+        .service(resource("/api/v1/me/events/stream").route(web::get().to(streams::my_events)))
+        .service(resource("/api/v1/games/{id}/stream").route(web::get().to(streams::game)))
         .service(
-            web::resource("/api/v1/me/notifications")
+            resource("/api/v1/me/notifications")
                 .route(web::get().to(notifications::get))
                 .route(web::patch().to(notifications::patch)),
         )
         .service(
-            web::resource("/api/v1/me/email/verification")
-                .route(web::post().to(notifications::resend)),
+            resource("/api/v1/me/email/verification").route(web::post().to(notifications::resend)),
         )
         .service(
-            web::resource("/api/v1/email/verify")
+            resource("/api/v1/email/verify")
                 .route(web::get().to(notifications::verify_page))
                 .route(web::post().to(notifications::verify)),
         )
         .service(
-            web::resource("/api/v1/unsubscribe")
+            resource("/api/v1/unsubscribe")
                 .route(web::get().to(notifications::unsubscribe_page))
                 .route(web::post().to(notifications::unsubscribe)),
         )
         .service(
-            web::resource("/api/v1/games")
+            resource("/api/v1/games")
                 .route(web::get().to(games::reading::list))
                 .route(web::post().to(games::lobby::create)),
         )
+        .service(resource("/api/v1/games/import").route(web::post().to(games::records::import)))
+        .service(resource("/api/v1/games/{id}").route(web::get().to(games::reading::get)))
+        .service(resource("/api/v1/games/{id}/join").route(web::post().to(games::lobby::join)))
         .service(
-            web::resource("/api/v1/games/import").route(web::post().to(games::records::import)),
+            resource("/api/v1/games/{id}/decline").route(web::post().to(games::lobby::decline)),
         )
-        .service(web::resource("/api/v1/games/{id}").route(web::get().to(games::reading::get)))
-        .service(web::resource("/api/v1/games/{id}/join").route(web::post().to(games::lobby::join)))
+        .service(resource("/api/v1/games/{id}/cancel").route(web::post().to(games::lobby::cancel)))
+        .service(resource("/api/v1/games/{id}/resign").route(web::post().to(games::play::resign)))
         .service(
-            web::resource("/api/v1/games/{id}/decline")
-                .route(web::post().to(games::lobby::decline)),
-        )
-        .service(
-            web::resource("/api/v1/games/{id}/cancel").route(web::post().to(games::lobby::cancel)),
-        )
-        .service(
-            web::resource("/api/v1/games/{id}/resign").route(web::post().to(games::play::resign)),
-        )
-        .service(
-            web::resource("/api/v1/games/{id}/chat")
+            resource("/api/v1/games/{id}/chat")
                 .route(web::get().to(games::talk::read))
                 .route(web::post().to(games::talk::post)),
         )
+        .service(resource("/api/v1/games/{id}/chat/mute").route(web::put().to(games::talk::mute)))
         .service(
-            web::resource("/api/v1/games/{id}/chat/mute").route(web::put().to(games::talk::mute)),
-        )
-        .service(
-            web::resource("/api/v1/games/{id}/premoves")
+            resource("/api/v1/games/{id}/premoves")
                 .route(web::get().to(games::premoves::read))
                 .route(web::put().to(games::premoves::set))
                 .route(web::delete().to(games::premoves::clear)),
         )
         .service(
-            web::resource("/api/v1/games/{id}/notes")
+            resource("/api/v1/games/{id}/notes")
                 .route(web::get().to(games::talk::read_notes))
                 .route(web::put().to(games::talk::write_notes)),
         )
-        .service(web::resource("/api/v1/games/{id}/time").route(web::post().to(games::time::give)))
+        .service(resource("/api/v1/games/{id}/time").route(web::post().to(games::time::give)))
         .service(
-            web::resource("/api/v1/games/{id}/draw/offer")
+            resource("/api/v1/games/{id}/draw/offer")
                 .route(web::post().to(games::play::offer_draw)),
         )
         .service(
-            web::resource("/api/v1/games/{id}/draw/accept")
+            resource("/api/v1/games/{id}/draw/accept")
                 .route(web::post().to(games::play::accept_draw)),
         )
         .service(
-            web::resource("/api/v1/games/{id}/draw/decline")
+            resource("/api/v1/games/{id}/draw/decline")
                 .route(web::post().to(games::play::decline_draw)),
         )
         .service(
-            web::resource("/api/v1/games/{id}/moves")
+            resource("/api/v1/games/{id}/moves")
                 .route(web::get().to(games::play::moves))
                 .route(web::post().to(games::play::play)),
         )
+        .service(resource("/api/v1/games/{id}/record").route(web::get().to(games::records::record)))
         .service(
-            web::resource("/api/v1/games/{id}/record").route(web::get().to(games::records::record)),
+            resource("/api/v1/games/{id}/board.svg").route(web::get().to(games::reading::board)),
         )
         .service(
-            web::resource("/api/v1/games/{id}/board.svg")
-                .route(web::get().to(games::reading::board)),
-        )
-        .service(
-            web::resource("/api/v1/games/{id}/alliance/proposals")
+            resource("/api/v1/games/{id}/alliance/proposals")
                 .route(web::post().to(games::alliances::propose)),
         )
         .service(
-            web::resource("/api/v1/games/{id}/alliance/proposals/{pid}/accept")
+            resource("/api/v1/games/{id}/alliance/proposals/{pid}/accept")
                 .route(web::post().to(games::alliances::accept)),
         )
         .service(
-            web::resource("/api/v1/games/{id}/alliance/proposals/{pid}/decline")
+            resource("/api/v1/games/{id}/alliance/proposals/{pid}/decline")
                 .route(web::post().to(games::alliances::decline_alliance)),
         )
         .service(
-            web::resource("/api/v1/games/{id}/alliance/proposals/{pid}/withdraw")
+            resource("/api/v1/games/{id}/alliance/proposals/{pid}/withdraw")
                 .route(web::post().to(games::alliances::withdraw_alliance)),
         )
         .service(
-            web::resource("/api/v1/webhooks")
+            resource("/api/v1/webhooks")
                 .route(web::get().to(webhooks::list))
                 .route(web::post().to(webhooks::create)),
         )
         .service(
-            web::resource("/api/v1/webhooks/{id}")
+            resource("/api/v1/webhooks/{id}")
                 .route(web::get().to(webhooks::get))
                 .route(web::patch().to(webhooks::update))
                 .route(web::delete().to(webhooks::delete)),
         )
-        .service(web::resource("/api/v1/webhooks/{id}/ping").route(web::post().to(webhooks::ping)))
+        .service(resource("/api/v1/webhooks/{id}/ping").route(web::post().to(webhooks::ping)))
         .service(
-            web::resource("/api/v1/webhooks/{id}/deliveries")
-                .route(web::get().to(webhooks::deliveries)),
+            resource("/api/v1/webhooks/{id}/deliveries").route(web::get().to(webhooks::deliveries)),
         )
         .service(
-            web::resource("/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver")
+            resource("/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver")
                 .route(web::post().to(webhooks::redeliver)),
         );
 }
