@@ -215,25 +215,66 @@ pub fn lock_game(conn: &mut DbConnection, id: &str) -> QueryResult<()> {
 /// Writes `game` if nobody changed it since it was read at `expected_version`;
 /// returns false when someone did (another request or server process won).
 /// Saves the game row with its snapshot and the account to move (see
-/// `games.to_move_user`) if its version is still `expected_version`.
+/// `games.to_move_user`), and first inserts `action` if one is given: on
+/// PostgreSQL in the same statement, one round trip. Its unique keys refuse
+/// an action recorded first by someone else (an error). Both statements
+/// are prepared once per connection (`db::prepared`).
 pub fn update_game_if_version(
     conn: &mut DbConnection,
     game: &GameRow,
     snapshot: &str,
     to_move_user: Option<&str>,
     expected_version: i32,
+    action: Option<&ActionRow>,
 ) -> QueryResult<bool> {
-    let n = diesel::update(
-        games::table
-            .filter(games::id.eq(&game.id))
-            .filter(games::version.eq(expected_version)),
-    )
-    .set((
-        game,
-        games::snapshot.eq(snapshot),
-        games::to_move_user.eq(to_move_user),
-    ))
-    .execute(conn)?;
+    use super::prepared::Sql;
+    use diesel::sql_types::{Bool, Integer, Nullable, Text, Timestamp};
+    const UPDATE: &str = "UPDATE games SET $1, snapshot = $2, to_move_user = $3 \
+                          WHERE id = $4 AND version = $5";
+    const INSERT: &str = "INSERT INTO game_actions (game_id, seq, ply, kind, notation, seat, \
+                          user_id, position_after, effects, created_at, premove) \
+                          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+    const WITH_ACTION: &str = "WITH action AS ( \
+             INSERT INTO game_actions (game_id, seq, ply, kind, notation, seat, user_id, \
+                                       position_after, effects, created_at, premove) \
+             VALUES ($6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)) \
+         UPDATE games SET $1, snapshot = $2, to_move_user = $3 WHERE id = $4 AND version = $5";
+    macro_rules! update {
+        ($text:expr) => {
+            Sql::new($text)
+                .fragment(game.as_changeset())
+                .bind::<Text, _>(snapshot)
+                .bind::<Nullable<Text>, _>(to_move_user)
+                .bind::<Text, _>(game.id.as_str())
+                .bind::<Integer, _>(expected_version)
+        };
+    }
+    // The action's values, as the next eleven parameters of `$sql`.
+    macro_rules! action {
+        ($sql:expr, $a:expr) => {
+            $sql.bind::<Text, _>($a.game_id.as_str())
+                .bind::<Integer, _>($a.seq)
+                .bind::<Nullable<Integer>, _>($a.ply)
+                .bind::<Text, _>($a.kind)
+                .bind::<Text, _>($a.notation.as_str())
+                .bind::<Nullable<Text>, _>($a.seat.as_deref())
+                .bind::<Nullable<Text>, _>($a.user_id.as_ref().map(|u| u.as_str()))
+                .bind::<Text, _>($a.position_after.as_str())
+                .bind::<Text, _>($a.effects.as_str())
+                .bind::<Timestamp, _>($a.created_at)
+                .bind::<Bool, _>($a.premove)
+        };
+    }
+    let n = match (conn, action) {
+        (DbConnection::Postgres(c), Some(a)) => action!(update!(WITH_ACTION), a).execute(c)?,
+        (DbConnection::Postgres(c), None) => update!(UPDATE).execute(c)?,
+        (DbConnection::Sqlite(c), action) => {
+            if let Some(a) = action {
+                action!(Sql::new(INSERT), a).execute(c)?;
+            }
+            update!(UPDATE).execute(c)?
+        }
+    };
     if n == 1 {
         super::live::announce(super::live::Topic::Game(game.id.to_string()));
     }

@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text};
+use diesel::sql_types::Text;
 use diesel::PgConnection;
 use tokio::sync::broadcast;
 
@@ -170,70 +170,52 @@ pub(super) fn forget() {
     PENDING.with(|p| *p.borrow_mut() = Pending::default());
 }
 
-/// Before events are written for `recipients` of game `game_id`: on
-/// PostgreSQL, takes the event lock of every player of the game and of each
-/// recipient (see the module comment), in ascending order of their keys, in
-/// one statement, once per person per transaction.
-pub fn lock_recipients<'a>(
-    conn: &mut DbConnection,
-    game_id: &str,
-    recipients: impl IntoIterator<Item = &'a str>,
-) -> QueryResult<()> {
-    let DbConnection::Postgres(c) = conn else {
-        return Ok(());
-    };
-    let (first, held) = PENDING.with(|p| {
-        let p = p.borrow();
-        (p.locked.is_empty(), p.locked.clone())
-    });
-    let wanted: Vec<String> = recipients
-        .into_iter()
-        .filter(|u| !held.contains_key(*u))
-        .map(str::to_owned)
-        .collect();
-    if !first && wanted.is_empty() {
-        return Ok(());
+/// The event locks a write of events must take first (PostgreSQL; see the
+/// module comment): every player of the game (the first time in the
+/// transaction) and each recipient not locked yet. `db::outbox::record`
+/// takes them in the statement that writes the events, in ascending order
+/// of their keys, and tells [`EventLocks::taken`] which it took.
+pub struct EventLocks {
+    /// Whether the game's players are to be locked (nothing is held yet).
+    pub players: bool,
+    /// Recipients to lock, unless they are players of the game.
+    pub wanted: Vec<String>,
+    /// The people whose lock the transaction holds already.
+    pub held: Vec<String>,
+    highest_held: Option<i64>,
+}
+
+impl EventLocks {
+    /// What to lock before writing events for `recipients` of a game.
+    pub fn wanted<'a>(recipients: impl IntoIterator<Item = &'a str>) -> EventLocks {
+        PENDING.with(|p| {
+            let p = p.borrow();
+            EventLocks {
+                players: p.locked.is_empty(),
+                wanted: recipients
+                    .into_iter()
+                    .filter(|u| !p.locked.contains_key(*u))
+                    .map(str::to_owned)
+                    .collect(),
+                held: p.locked.keys().cloned().collect(),
+                highest_held: p.locked.values().max().copied(),
+            }
+        })
     }
-    #[derive(QueryableByName)]
-    struct Locked {
-        #[diesel(sql_type = Text)]
-        person: String,
-        #[diesel(sql_type = BigInt)]
-        key: i64,
-    }
-    // The players of the game (only the first time) and the recipients not
-    // locked yet, each locked in ascending order of its key. A volatile
-    // function in the outer target list runs row by row, in the sorted order.
-    let locked: Vec<Locked> = diesel::sql_query(
-        "SELECT o.person, o.key, pg_advisory_xact_lock(o.key)::text AS locked FROM ( \
-             SELECT person, hashtextextended('sannin-events:' || person, 0) AS key FROM ( \
-                 SELECT user_id AS person FROM game_seats \
-                 WHERE $1 AND game_id = $2 AND user_id IS NOT NULL \
-                 UNION SELECT unnest($3::text[]) \
-             ) people WHERE person <> ALL($4::text[]) ORDER BY key \
-         ) o",
-    )
-    .bind::<diesel::sql_types::Bool, _>(first)
-    .bind::<Text, _>(game_id)
-    .bind::<diesel::sql_types::Array<Text>, _>(&wanted)
-    .bind::<diesel::sql_types::Array<Text>, _>(held.keys().cloned().collect::<Vec<_>>())
-    .load(c)?;
-    let highest_held = held.values().max().copied();
-    if let (Some(lowest), Some(highest)) = (locked.first().map(|l| l.key), highest_held) {
-        // Only someone not seated in the game can come after its players:
-        // their lock, taken out of order, could make two transactions wait
-        // for each other (PostgreSQL would then fail one of them).
-        if lowest < highest {
-            tracing::warn!(game_id, "event locks taken out of order");
-            debug_assert!(false, "event locks taken out of order in game {game_id}");
+
+    /// The locks taken, in the order taken: `(person, key)`.
+    pub fn taken(self, game_id: &str, locked: Vec<(String, i64)>) {
+        if let (Some(lowest), Some(highest)) = (locked.first().map(|l| l.1), self.highest_held) {
+            // Only someone not seated in the game can come after its players:
+            // their lock, taken out of order, could make two transactions wait
+            // for each other (PostgreSQL would then fail one of them).
+            if lowest < highest {
+                tracing::warn!(game_id, "event locks taken out of order");
+                debug_assert!(false, "event locks taken out of order in game {game_id}");
+            }
         }
+        PENDING.with(|p| p.borrow_mut().locked.extend(locked));
     }
-    PENDING.with(|p| {
-        p.borrow_mut()
-            .locked
-            .extend(locked.into_iter().map(|l| (l.person, l.key)))
-    });
-    Ok(())
 }
 
 /// Where a stream of a person's events stands: the `stream_order` of the last

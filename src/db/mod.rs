@@ -10,6 +10,7 @@ pub mod live;
 pub mod mail;
 pub mod models;
 pub mod outbox;
+pub mod prepared;
 pub mod premoves;
 pub mod ratings;
 pub mod schema;

@@ -16,12 +16,13 @@ pub const MAIL: &str = "mail";
 /// it: for webhooks when its recipient has an active endpoint, for mail
 /// when its kind is one of `mailed` and its recipient's address is
 /// verified. (An endpoint made, or an address verified, later hears of what
-/// happens from then on.) On PostgreSQL in one statement, one round trip;
-/// on SQLite in three.
+/// happens from then on.) On PostgreSQL in one prepared statement, one
+/// round trip, which first takes the recipients' event locks (see
+/// `db::live`); on SQLite in three.
 pub fn record(conn: &mut DbConnection, events: &[EventRow], mailed: &[&str]) -> QueryResult<()> {
-    if events.is_empty() {
+    let Some(first) = events.first() else {
         return Ok(());
-    }
+    };
     let c = match conn {
         DbConnection::Postgres(c) => c,
         DbConnection::Sqlite(_) => {
@@ -30,25 +31,58 @@ pub fn record(conn: &mut DbConnection, events: &[EventRow], mailed: &[&str]) -> 
             return enqueue(conn, &ids, mailed);
         }
     };
-    use diesel::sql_types::{Array, Text, Timestamp};
+    use diesel::sql_types::{Array, BigInt, Bool, Text, Timestamp};
+    #[derive(QueryableByName)]
+    struct Locked {
+        #[diesel(sql_type = Text)]
+        person: String,
+        #[diesel(sql_type = BigInt)]
+        key: i64,
+    }
+    let mut recipients: Vec<&str> = Vec::new();
+    for r in events {
+        if !recipients.contains(&r.user_id.as_str()) {
+            recipients.push(r.user_id.as_str());
+        }
+    }
+    let locks = super::live::EventLocks::wanted(recipients);
     let column = |f: fn(&EventRow) -> String| events.iter().map(f).collect::<Vec<_>>();
+    // The locks first: the events' one-time filter reads them all before
+    // the first event row (and its `stream_order`) is made. A volatile
+    // function in the target list runs row by row, in the sorted order.
     // `unnest` yields the rows in the order given, so their stream order
     // (drawn from a sequence as each is inserted) follows it.
-    diesel::sql_query(
-        "WITH e AS ( \
+    let locked: Vec<Locked> = super::prepared::Sql::new(
+        "WITH people AS ( \
+             SELECT person, hashtextextended('sannin-events:' || person, 0) AS key FROM ( \
+                 SELECT user_id AS person FROM game_seats \
+                 WHERE $1 AND game_id = $2 AND user_id IS NOT NULL \
+                 UNION SELECT unnest($3::text[]) \
+             ) p WHERE person <> ALL($4::text[]) \
+         ), locked AS MATERIALIZED ( \
+             SELECT person, key, pg_advisory_xact_lock(key)::text AS l \
+             FROM (SELECT person, key FROM people ORDER BY key) o \
+         ), e AS ( \
              INSERT INTO game_events (id, game_id, event_type, user_id, payload, created_at) \
-             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], \
-                                  $6::timestamp[]) \
+             SELECT * FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], \
+                                  $10::timestamp[]) \
+             WHERE (SELECT count(*) FROM locked) >= 0 \
              RETURNING id, user_id, event_type \
          ), hooked AS ( \
              INSERT INTO outbox_pending (channel, event_id) \
-             SELECT $7, e.id FROM e WHERE EXISTS ( \
+             SELECT $11, e.id FROM e WHERE EXISTS ( \
                  SELECT 1 FROM webhooks h WHERE h.user_id = e.user_id AND h.active) \
+         ), mail AS ( \
+             INSERT INTO outbox_pending (channel, event_id) \
+             SELECT $12, e.id FROM e WHERE e.event_type = ANY($13::text[]) AND EXISTS ( \
+                 SELECT 1 FROM users u WHERE u.id = e.user_id AND u.email_verified) \
          ) \
-         INSERT INTO outbox_pending (channel, event_id) \
-         SELECT $8, e.id FROM e WHERE e.event_type = ANY($9::text[]) AND EXISTS ( \
-             SELECT 1 FROM users u WHERE u.id = e.user_id AND u.email_verified)",
+         SELECT person, key FROM locked ORDER BY key",
     )
+    .bind::<Bool, _>(locks.players)
+    .bind::<Text, _>(first.game_id.as_str())
+    .bind::<Array<Text>, _>(locks.wanted.clone())
+    .bind::<Array<Text>, _>(locks.held.clone())
     .bind::<Array<Text>, _>(column(|r| r.id.to_string()))
     .bind::<Array<Text>, _>(column(|r| r.game_id.to_string()))
     .bind::<Array<Text>, _>(column(|r| r.event_type.clone()))
@@ -57,9 +91,13 @@ pub fn record(conn: &mut DbConnection, events: &[EventRow], mailed: &[&str]) -> 
     .bind::<Array<Timestamp>, _>(events.iter().map(|r| r.created_at).collect::<Vec<_>>())
     .bind::<Text, _>(WEBHOOK)
     .bind::<Text, _>(MAIL)
-    .bind::<Array<Text>, _>(mailed)
-    .execute(c)
-    .map(drop)
+    .bind::<Array<Text>, _>(mailed.iter().map(|m| m.to_string()).collect::<Vec<_>>())
+    .load(c)?;
+    locks.taken(
+        first.game_id.as_str(),
+        locked.into_iter().map(|l| (l.person, l.key)).collect(),
+    );
+    Ok(())
 }
 
 /// Queues the stored events `event_ids` as [`record`] does.

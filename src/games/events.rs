@@ -539,7 +539,6 @@ pub fn emit_all(
     if rows.is_empty() {
         return Ok(());
     }
-    db::live::lock_recipients(conn, game_id, everyone.iter().copied())?;
     for user_id in everyone {
         db::live::announce(db::live::Topic::User(user_id.to_owned()));
     }

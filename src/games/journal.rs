@@ -29,6 +29,18 @@ pub(super) fn save(
     g: &mut Loaded,
     now: NaiveDateTime,
 ) -> Result<(), GameError> {
+    save_with(conn, g, None, now)
+}
+
+/// [`save`], recording `action` with it (in the same statement where the
+/// backend allows): its unique keys refuse a second action for the same ply
+/// or sequence number.
+fn save_with(
+    conn: &mut DbConnection,
+    g: &mut Loaded,
+    action: Option<&ActionRow>,
+    now: NaiveDateTime,
+) -> Result<(), GameError> {
     let snapshot = g.snapshot_text();
     let to_move_user = g
         .position()
@@ -39,12 +51,23 @@ pub(super) fn save(
     let expected = row.version;
     row.version += 1;
     row.updated_at = now;
-    if db::games::update_game_if_version(conn, row, &snapshot, to_move_user.as_deref(), expected)? {
-        Ok(())
-    } else {
-        Err(GameError::Stale(
+    let saved = db::games::update_game_if_version(
+        conn,
+        row,
+        &snapshot,
+        to_move_user.as_deref(),
+        expected,
+        action,
+    );
+    match saved {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(GameError::Stale(
             "the game changed while this request was handled; reload it and try again".into(),
-        ))
+        )),
+        Err(e) if action.is_some() && db::is_unique_violation(&e) => Err(GameError::Stale(
+            "another action was recorded first; reload the game".into(),
+        )),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -136,15 +159,6 @@ fn append_as(
         created_at: now,
         premove,
     };
-    match db::games::insert_action(conn, &action_row) {
-        Ok(()) => {}
-        Err(e) if db::is_unique_violation(&e) => {
-            return Err(GameError::Stale(
-                "another action was recorded first; reload the game".into(),
-            ))
-        }
-        Err(e) => return Err(e.into()),
-    }
     row.position = after.to_string();
     row.ply = after.ply() as i32;
     row.to_move = to_move_name(&after);
@@ -180,7 +194,7 @@ fn append_as(
         super::timing::pass_turn(&mut next, settings, before.to_move(), moved, now)?;
         next.row.reminded_seq = None;
     }
-    save(conn, &mut next, now)?;
+    save_with(conn, &mut next, Some(&action_row), now)?;
     let changed_premises = after.alliance() != before.alliance()
         || after.living() != before.living()
         || after.is_over();
