@@ -12,7 +12,9 @@ use crate::games::states::{ActionKind, ProposalStatus, SeatState, Status};
 
 /// A game's row without its snapshot (which only loading a game for play or
 /// view reads: see `find_game`).
-#[derive(Debug, Clone, Queryable, Selectable, Insertable, Identifiable, AsChangeset)]
+#[derive(
+    Debug, Clone, Queryable, QueryableByName, Selectable, Insertable, Identifiable, AsChangeset,
+)]
 #[diesel(table_name = games)]
 #[diesel(treat_none_as_null = true)]
 pub struct GameRow {
@@ -133,42 +135,41 @@ pub struct StoredGame {
     pub premoves: bool,
     /// Whether any of its alliance proposals awaits an answer.
     pub proposals: bool,
+    /// Its seats with their holders, where the backend read them with the
+    /// row (PostgreSQL); else they are read apart (`seats`).
+    pub seats: Option<Vec<SeatWithHolder>>,
 }
 
 /// The game's row, its stored snapshot, its creator's name and whether
-/// premoves or proposals wait, in one statement. With `lock`, the game's write lock is taken first and held to
+/// premoves or proposals wait, in one statement (on PostgreSQL with its
+/// seats). With `lock`, the game's write lock is taken first and held to
 /// the end of the transaction (see `lock_game`): on PostgreSQL by the same
 /// statement (`FOR NO KEY UPDATE`, the lock an update of the row takes).
 pub fn find_game(conn: &mut DbConnection, id: &str, lock: bool) -> QueryResult<Option<StoredGame>> {
-    // Built once per backend it runs on.
-    macro_rules! query {
-        () => {
-            games::table.find(id).select((
-                GameRow::as_select(),
-                games::snapshot,
-                users::table
-                    .filter(users::id.nullable().eq(games::created_by))
-                    .select(users::username)
-                    .single_value(),
-                diesel::dsl::exists(premoves::table.filter(premoves::game_id.eq(games::id))),
-                diesel::dsl::exists(
-                    alliance_proposals::table
-                        .filter(alliance_proposals::game_id.eq(games::id))
-                        .filter(alliance_proposals::status.eq(ProposalStatus::Pending)),
-                ),
-            ))
-        };
+    if let DbConnection::Postgres(c) = conn {
+        return find_game_with_seats(c, id, lock);
     }
-    type Found = (GameRow, Option<String>, Option<String>, bool, bool);
-    let found: Option<Found> = match conn {
-        DbConnection::Postgres(c) if lock => query!().for_no_key_update().first(c).optional()?,
-        _ => {
-            if lock {
-                lock_game(conn, id)?;
-            }
-            query!().first(conn).optional()?
-        }
-    };
+    if lock {
+        lock_game(conn, id)?;
+    }
+    let found: Option<(GameRow, Option<String>, Option<String>, bool, bool)> = games::table
+        .find(id)
+        .select((
+            GameRow::as_select(),
+            games::snapshot,
+            users::table
+                .filter(users::id.nullable().eq(games::created_by))
+                .select(users::username)
+                .single_value(),
+            diesel::dsl::exists(premoves::table.filter(premoves::game_id.eq(games::id))),
+            diesel::dsl::exists(
+                alliance_proposals::table
+                    .filter(alliance_proposals::game_id.eq(games::id))
+                    .filter(alliance_proposals::status.eq(ProposalStatus::Pending)),
+            ),
+        ))
+        .first(conn)
+        .optional()?;
     Ok(
         found.map(|(row, snapshot, creator, premoves, proposals)| StoredGame {
             row,
@@ -176,8 +177,114 @@ pub fn find_game(conn: &mut DbConnection, id: &str, lock: bool) -> QueryResult<O
             creator,
             premoves,
             proposals,
+            seats: None,
         }),
     )
+}
+
+/// [`find_game`] on PostgreSQL: the row and its seats in one prepared
+/// statement, a row per seat (a game without seats, which `model` refuses
+/// by name, reads as one row without).
+fn find_game_with_seats(
+    c: &mut diesel::PgConnection,
+    id: &str,
+    lock: bool,
+) -> QueryResult<Option<StoredGame>> {
+    use diesel::sql_types::{Bool, Integer, Nullable, Text, Timestamp};
+    macro_rules! select {
+        ($lock:literal) => {
+            concat!(
+                "SELECT g.*, \
+                    (SELECT username FROM users WHERE id = g.created_by) AS creator_name, \
+                    EXISTS (SELECT 1 FROM premoves p WHERE p.game_id = g.id) AS premoves_wait, \
+                    EXISTS (SELECT 1 FROM alliance_proposals a \
+                            WHERE a.game_id = g.id AND a.status = $2) AS proposals_wait, \
+                    s.seat AS seat_name, s.user_id AS seat_user, \
+                    s.display_name AS seat_display_name, s.state AS seat_state, \
+                    s.joined_at AS seat_joined_at, u.username AS holder_username, \
+                    u.bot_level AS holder_bot_level, u.time_zone AS holder_time_zone, \
+                    u.vacation_until AS holder_vacation_until \
+                 FROM games g \
+                 LEFT JOIN game_seats s ON s.game_id = g.id \
+                 LEFT JOIN users u ON u.id = s.user_id \
+                 WHERE g.id = $1",
+                $lock
+            )
+        };
+    }
+    #[derive(QueryableByName)]
+    struct Found {
+        #[diesel(embed)]
+        game: GameRow,
+        #[diesel(sql_type = Nullable<Text>)]
+        snapshot: Option<String>,
+        #[diesel(sql_type = Nullable<Text>)]
+        creator_name: Option<String>,
+        #[diesel(sql_type = Bool)]
+        premoves_wait: bool,
+        #[diesel(sql_type = Bool)]
+        proposals_wait: bool,
+        #[diesel(sql_type = Nullable<Text>)]
+        seat_name: Option<String>,
+        #[diesel(sql_type = Nullable<Text>)]
+        seat_user: Option<String>,
+        #[diesel(sql_type = Nullable<Text>)]
+        seat_display_name: Option<String>,
+        #[diesel(sql_type = Nullable<Text>)]
+        seat_state: Option<SeatState>,
+        #[diesel(sql_type = Nullable<Timestamp>)]
+        seat_joined_at: Option<NaiveDateTime>,
+        #[diesel(sql_type = Nullable<Text>)]
+        holder_username: Option<String>,
+        #[diesel(sql_type = Nullable<Integer>)]
+        holder_bot_level: Option<i32>,
+        #[diesel(sql_type = Nullable<Text>)]
+        holder_time_zone: Option<String>,
+        #[diesel(sql_type = Nullable<Timestamp>)]
+        holder_vacation_until: Option<NaiveDateTime>,
+    }
+    let text = if lock {
+        select!(" FOR NO KEY UPDATE OF g")
+    } else {
+        select!("")
+    };
+    let rows: Vec<Found> = super::prepared::Sql::new(text)
+        .bind::<Text, _>(id)
+        .bind::<Text, _>(ProposalStatus::Pending)
+        .load(c)?;
+    let mut seats = Vec::with_capacity(3);
+    let mut found = None;
+    for f in rows {
+        if let (Some(seat), Some(state)) = (f.seat_name, f.seat_state) {
+            let row = SeatRow {
+                game_id: f.game.id.clone(),
+                seat,
+                user_id: f.seat_user.map(UserId::from),
+                display_name: f.seat_display_name,
+                state,
+                joined_at: f.seat_joined_at,
+            };
+            let holder = (
+                f.holder_username,
+                f.holder_bot_level,
+                f.holder_time_zone,
+                f.holder_vacation_until,
+            );
+            seats.push((row, holder.0, holder.1, holder.2, holder.3));
+        }
+        found.get_or_insert(StoredGame {
+            row: f.game,
+            snapshot: f.snapshot,
+            creator: f.creator_name,
+            premoves: f.premoves_wait,
+            proposals: f.proposals_wait,
+            seats: None,
+        });
+    }
+    Ok(found.map(|g| StoredGame {
+        seats: Some(seats),
+        ..g
+    }))
 }
 
 /// Stores a game's snapshot where none is stored yet (a game from before

@@ -273,6 +273,7 @@ fn take_up(conn: &mut DbConnection, found: StoredGame) -> Result<Loaded, GameErr
         creator: creator_name,
         premoves,
         proposals,
+        seats,
     } = found;
     let id = row.id.to_string();
     let id = id.as_str();
@@ -285,7 +286,10 @@ fn take_up(conn: &mut DbConnection, found: StoredGame) -> Result<Loaded, GameErr
         .with_context(|| format!("stored position of game {id}"))?
         .with_options(options_of(&row));
     let game = Game::resume(start, current, snapshot.outcome, snapshot.repetitions);
-    let seats = load_seats(conn, id)?;
+    let seats = match seats {
+        Some(rows) => seat_infos(id, &rows)?,
+        None => load_seats(conn, id)?,
+    };
     Ok(Loaded {
         row,
         seats,
