@@ -152,7 +152,8 @@ pub fn find_game(conn: &mut DbConnection, id: &str, lock: bool) -> QueryResult<O
     if lock {
         lock_game(conn, id)?;
     }
-    let found: Option<(GameRow, Option<String>, Option<String>, bool, bool)> = games::table
+    type Found = (GameRow, Option<String>, Option<String>, bool, bool);
+    let found: Option<Found> = games::table
         .find(id)
         .select((
             GameRow::as_select(),
