@@ -183,15 +183,14 @@ pub fn find_game(conn: &mut DbConnection, id: &str, lock: bool) -> QueryResult<O
     )
 }
 
-/// [`find_game`] on PostgreSQL: the row and its seats in one prepared
-/// statement, a row per seat (a game without seats, which `model` refuses
-/// by name, reads as one row without).
+/// [`find_game`] on PostgreSQL: the row and its seats (as a JSON array of
+/// arrays, one per seat) in one prepared statement.
 fn find_game_with_seats(
     c: &mut diesel::PgConnection,
     id: &str,
     lock: bool,
 ) -> QueryResult<Option<StoredGame>> {
-    use diesel::sql_types::{Bool, Integer, Nullable, Text, Timestamp};
+    use diesel::sql_types::{Bool, Nullable, Text};
     macro_rules! select {
         ($lock:literal) => {
             concat!(
@@ -200,15 +199,12 @@ fn find_game_with_seats(
                     EXISTS (SELECT 1 FROM premoves p WHERE p.game_id = g.id) AS premoves_wait, \
                     EXISTS (SELECT 1 FROM alliance_proposals a \
                             WHERE a.game_id = g.id AND a.status = $2) AS proposals_wait, \
-                    s.seat AS seat_name, s.user_id AS seat_user, \
-                    s.display_name AS seat_display_name, s.state AS seat_state, \
-                    s.joined_at AS seat_joined_at, u.username AS holder_username, \
-                    u.bot_level AS holder_bot_level, u.time_zone AS holder_time_zone, \
-                    u.vacation_until AS holder_vacation_until \
-                 FROM games g \
-                 LEFT JOIN game_seats s ON s.game_id = g.id \
-                 LEFT JOIN users u ON u.id = s.user_id \
-                 WHERE g.id = $1",
+                    (SELECT json_agg(json_build_array(s.seat, s.user_id, s.display_name, \
+                                s.state, s.joined_at, u.username, u.bot_level, u.time_zone, \
+                                u.vacation_until))::text \
+                     FROM game_seats s LEFT JOIN users u ON u.id = s.user_id \
+                     WHERE s.game_id = g.id) AS seats_json \
+                 FROM games g WHERE g.id = $1",
                 $lock
             )
         };
@@ -226,65 +222,62 @@ fn find_game_with_seats(
         #[diesel(sql_type = Bool)]
         proposals_wait: bool,
         #[diesel(sql_type = Nullable<Text>)]
-        seat_name: Option<String>,
-        #[diesel(sql_type = Nullable<Text>)]
-        seat_user: Option<String>,
-        #[diesel(sql_type = Nullable<Text>)]
-        seat_display_name: Option<String>,
-        #[diesel(sql_type = Nullable<Text>)]
-        seat_state: Option<SeatState>,
-        #[diesel(sql_type = Nullable<Timestamp>)]
-        seat_joined_at: Option<NaiveDateTime>,
-        #[diesel(sql_type = Nullable<Text>)]
-        holder_username: Option<String>,
-        #[diesel(sql_type = Nullable<Integer>)]
-        holder_bot_level: Option<i32>,
-        #[diesel(sql_type = Nullable<Text>)]
-        holder_time_zone: Option<String>,
-        #[diesel(sql_type = Nullable<Timestamp>)]
-        holder_vacation_until: Option<NaiveDateTime>,
+        seats_json: Option<String>,
     }
+    type SeatJson = (
+        String,
+        Option<String>,
+        Option<String>,
+        String,
+        Option<NaiveDateTime>,
+        Option<String>,
+        Option<i32>,
+        Option<String>,
+        Option<NaiveDateTime>,
+    );
     let text = if lock {
         select!(" FOR NO KEY UPDATE OF g")
     } else {
         select!("")
     };
-    let rows: Vec<Found> = super::prepared::Sql::new(text)
+    let found: Option<Found> = super::prepared::Sql::new(text)
         .bind::<Text, _>(id)
         .bind::<Text, _>(ProposalStatus::Pending)
-        .load(c)?;
-    let mut seats = Vec::with_capacity(3);
-    let mut found = None;
-    for f in rows {
-        if let (Some(seat), Some(state)) = (f.seat_name, f.seat_state) {
-            let row = SeatRow {
-                game_id: f.game.id.clone(),
-                seat,
-                user_id: f.seat_user.map(UserId::from),
-                display_name: f.seat_display_name,
-                state,
-                joined_at: f.seat_joined_at,
-            };
-            let holder = (
-                f.holder_username,
-                f.holder_bot_level,
-                f.holder_time_zone,
-                f.holder_vacation_until,
-            );
-            seats.push((row, holder.0, holder.1, holder.2, holder.3));
-        }
-        found.get_or_insert(StoredGame {
-            row: f.game,
-            snapshot: f.snapshot,
-            creator: f.creator_name,
-            premoves: f.premoves_wait,
-            proposals: f.proposals_wait,
-            seats: None,
-        });
+        .get_result(c)
+        .optional()?;
+    let Some(f) = found else {
+        return Ok(None);
+    };
+    let unreadable = |what: String| {
+        diesel::result::Error::DeserializationError(
+            format!("the seats of game {id} do not read: {what}").into(),
+        )
+    };
+    let listed: Vec<SeatJson> = match &f.seats_json {
+        Some(text) => serde_json::from_str(text).map_err(|e| unreadable(e.to_string()))?,
+        None => Vec::new(),
+    };
+    let mut seats = Vec::with_capacity(listed.len());
+    for (seat, user, display_name, state, joined_at, username, bot, zone, until) in listed {
+        let state = SeatState::parse(&state)
+            .ok_or_else(|| unreadable(format!("seat {seat} has the state {state:?}")))?;
+        let row = SeatRow {
+            game_id: f.game.id.clone(),
+            seat,
+            user_id: user.map(UserId::from),
+            display_name,
+            state,
+            joined_at,
+        };
+        seats.push((row, username, bot, zone, until));
     }
-    Ok(found.map(|g| StoredGame {
+    Ok(Some(StoredGame {
+        row: f.game,
+        snapshot: f.snapshot,
+        creator: f.creator_name,
+        premoves: f.premoves_wait,
+        proposals: f.proposals_wait,
         seats: Some(seats),
-        ..g
     }))
 }
 
