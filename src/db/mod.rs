@@ -4,6 +4,7 @@
 pub mod bots;
 pub mod chat;
 pub mod clocks;
+pub mod game_load;
 pub mod games;
 pub mod guards;
 pub mod live;
