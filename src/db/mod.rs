@@ -16,6 +16,7 @@ pub mod prepared;
 pub mod ratings;
 pub mod schema;
 pub mod secrets;
+pub mod session_cache;
 pub mod sessions;
 pub mod text;
 pub mod tokens;
@@ -171,6 +172,26 @@ const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; \
      PRAGMA synchronous = NORMAL; \
      PRAGMA foreign_keys = ON;";
 
+/// Applies [`SQLITE_PRAGMAS`] to a new connection. Switching a file to WAL
+/// needs it to itself for a moment, and SQLite answers "database is locked"
+/// at once, without its busy handler, when another process holds it (say,
+/// several processes opening a new database together). That is retried
+/// for as long as the busy timeout would have waited.
+fn sqlite_pragmas(conn: &mut SqliteConnection) -> diesel::QueryResult<()> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        match conn.batch_execute(SQLITE_PRAGMAS) {
+            Err(diesel::result::Error::DatabaseError(_, info))
+                if info.message().contains("database is locked")
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            other => return other,
+        }
+    }
+}
+
 impl r2d2::ManageConnection for ConnectionManager {
     type Connection = DbConnection;
     type Error = ConnectError;
@@ -277,7 +298,7 @@ impl ConnectionManager {
             }
             DatabaseUrl::Sqlite(path) => {
                 let mut conn = SqliteConnection::establish(&path.to_string_lossy())?;
-                conn.batch_execute(SQLITE_PRAGMAS)?;
+                sqlite_pragmas(&mut conn)?;
                 Ok(DbConnection::Sqlite(conn))
             }
         }
