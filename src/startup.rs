@@ -100,6 +100,7 @@ impl Application {
         )?;
         let state = AppState {
             pool: pool.clone(),
+            sessions: db::session_cache::SessionCache::for_database(&settings.database.url),
             jwt: JwtKeys::new(
                 jwt_secret.as_bytes(),
                 settings.auth.jwt_issuer.clone(),

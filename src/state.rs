@@ -8,6 +8,8 @@ use crate::db::Pool;
 
 pub struct AppState {
     pub pool: Pool,
+    /// Sessions lately checked live (PostgreSQL; see `db::session_cache`).
+    pub sessions: crate::db::session_cache::SessionCache,
     pub jwt: JwtKeys,
     /// The time, injected so tests can move it.
     pub clock: crate::clock::Clock,

@@ -8,6 +8,7 @@ use std::net::IpAddr;
 use super::guard::{self, Subject};
 use super::AccountError;
 use crate::auth::{opaque, Authenticated, Credential};
+use crate::db::session_cache::LiveSession;
 use crate::db::{self, models::RefreshToken, models::Session, sessions::Rotation};
 use crate::domain::ScopeSet;
 use crate::state::AppState;
@@ -120,7 +121,7 @@ pub async fn refresh(state: &AppState, presented: String) -> Result<TokenPair, A
         match db::sessions::rotate(conn, &old.id, &new_token, now)? {
             Rotation::Rotated => Ok((session.user_id, session.id)),
             Rotation::AlreadyUsed => {
-                db::sessions::revoke(conn, &session.id, now)?;
+                db::sessions::revoke(conn, &session.user_id, &session.id, now)?;
                 tracing::warn!(session_id = %session.id, "refresh token reused; session revoked");
                 Err(AccountError::RefreshTokenReused)
             }
@@ -139,7 +140,7 @@ pub async fn log_out(state: &AppState, presented: String) -> Result<(), AccountE
         let Some((_, session)) = db::sessions::find_refresh_token(conn, &digest)? else {
             return Err(AccountError::InvalidRefreshToken);
         };
-        db::sessions::revoke(conn, &session.id, now)?;
+        db::sessions::revoke(conn, &session.user_id, &session.id, now)?;
         Ok(())
     })
     .await
@@ -182,19 +183,32 @@ pub async fn authenticate(state: &AppState, bearer: String) -> Result<Authentica
         .jwt
         .verify(&bearer)
         .map_err(|_| AccountError::InvalidAccessToken)?;
-    db::run(&state.pool, move |conn| {
+    let authenticated = |session: LiveSession, session_id: String| Authenticated {
+        user_id: session.user_id.into(),
+        username: session.username,
+        scopes: ScopeSet::all(),
+        credential: Credential::Session {
+            session_id,
+            authenticated_at: session.authenticated_at,
+        },
+    };
+    if let Some(session) = state.sessions.get(&claims.sid, &claims.sub) {
+        return Ok(authenticated(session, claims.sid));
+    }
+    let cache = state.sessions.clone();
+    let session = db::run(&state.pool, move |conn| {
+        let start = cache.begin_read();
         let (user, authenticated_at) =
             db::sessions::live_session_user(conn, &claims.sid, &claims.sub)?
                 .ok_or(AccountError::InvalidAccessToken)?;
-        Ok(Authenticated {
-            user_id: user.id,
+        let session = LiveSession {
+            user_id: user.id.into_string(),
             username: user.username,
-            scopes: ScopeSet::all(),
-            credential: Credential::Session {
-                session_id: claims.sid,
-                authenticated_at,
-            },
-        })
+            authenticated_at,
+        };
+        cache.keep(start, &claims.sid, session.clone());
+        Ok::<_, AccountError>((session, claims.sid))
     })
-    .await
+    .await?;
+    Ok(authenticated(session.0, session.1))
 }

@@ -36,6 +36,9 @@ pub enum Topic {
     User(String),
     /// A game's state.
     Game(String),
+    /// A person's sessions: one was revoked (no stream follows this; each
+    /// process forgets what it cached, see `db::session_cache`).
+    Sessions(String),
     /// Everything (after wake-ups may have been lost).
     All,
 }
@@ -45,6 +48,7 @@ impl Topic {
         match self {
             Topic::User(id) => format!("u:{id}"),
             Topic::Game(id) => format!("g:{id}"),
+            Topic::Sessions(id) => format!("s:{id}"),
             Topic::All => "*".into(),
         }
     }
@@ -53,6 +57,7 @@ impl Topic {
         match s.split_once(':') {
             Some(("u", id)) => Some(Topic::User(id.to_owned())),
             Some(("g", id)) => Some(Topic::Game(id.to_owned())),
+            Some(("s", id)) => Some(Topic::Sessions(id.to_owned())),
             _ if s == "*" => Some(Topic::All),
             _ => None,
         }
@@ -85,6 +90,20 @@ pub fn subscribe() -> broadcast::Receiver<Topic> {
 fn wake(topic: Topic) {
     // No receiver means no stream is open: nothing to wake.
     let _ = HUB.send(topic);
+}
+
+/// Acts on news of `topic` in `database`: forgets revoked sessions, wakes
+/// streams.
+fn hear(database: Option<&str>, topic: Topic) {
+    match (&topic, database) {
+        (Topic::Sessions(user), Some(db)) => super::session_cache::forget_user(db, user),
+        (Topic::Sessions(_), None) => {}
+        (Topic::All, Some(db)) => {
+            super::session_cache::forget_all(db);
+            wake(topic);
+        }
+        _ => wake(topic),
+    }
 }
 
 /// What the transaction running on this thread has announced, and which
@@ -121,7 +140,8 @@ pub(super) fn after_transaction(conn: &mut DbConnection, committed: bool) {
     if !committed || pending.topics.is_empty() {
         return;
     }
-    if let Some(database) = super::Usage::database_of(conn) {
+    let database = super::Usage::database_of(conn);
+    if let Some(database) = &database {
         let mut outgoing = OUTGOING.lock();
         let queued = outgoing.entry(database.to_string()).or_default();
         queued.extend(pending.topics.iter().cloned());
@@ -132,7 +152,10 @@ pub(super) fn after_transaction(conn: &mut DbConnection, committed: bool) {
             queued.insert(Topic::All);
         }
     }
-    pending.topics.into_iter().for_each(wake);
+    pending
+        .topics
+        .into_iter()
+        .for_each(|t| hear(database.as_deref(), t));
 }
 
 /// Wake-ups of other processes waiting to be sent, by database URL.
@@ -290,10 +313,11 @@ impl Listener {
         Ok(Self { conn })
     }
 
-    /// Wakes this process's streams for every notification that has arrived
-    /// from another process; returns how many arrived. Does not wait. An
-    /// error means the connection is lost (wake-ups may have been missed).
-    pub fn relay(&mut self) -> QueryResult<usize> {
+    /// Acts on every notification that has arrived from another process
+    /// sharing `database` (wakes this process's streams, forgets revoked
+    /// sessions); returns how many arrived. Does not wait. An error means the
+    /// connection is lost (wake-ups may have been missed).
+    pub fn relay(&mut self, database: &str) -> QueryResult<usize> {
         let mut n = 0;
         for notification in self.conn.notifications_iter() {
             let notification = notification?;
@@ -302,7 +326,9 @@ impl Listener {
             if words.next() == Some(PROCESS.as_str()) {
                 continue;
             }
-            words.filter_map(Topic::decode).for_each(wake);
+            words
+                .filter_map(Topic::decode)
+                .for_each(|t| hear(Some(database), t));
         }
         Ok(n)
     }
@@ -370,10 +396,12 @@ pub fn spawn_relay(url: String, stop: tokio::sync::watch::Receiver<bool>) {
                     tracing::info!("listening for other processes' changes again");
                     Listener::wake_all();
                 }
+                // Sessions are cached only while revocations can be heard.
+                super::session_cache::listening(&url, true);
                 let mut checked = std::time::Instant::now();
                 while !stopped() {
                     let step = listener
-                        .relay()
+                        .relay(&url)
                         .and_then(|_| listener.send(&url))
                         .and_then(|_| {
                             if checked.elapsed() >= CHECK {
@@ -390,6 +418,7 @@ pub fn spawn_relay(url: String, stop: tokio::sync::watch::Receiver<bool>) {
                     }
                     std::thread::sleep(EVERY);
                 }
+                super::session_cache::listening(&url, false);
             }
         });
     if let Err(e) = spawned {

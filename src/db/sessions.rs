@@ -67,32 +67,47 @@ pub fn rotate(
     })
 }
 
-/// Ends a session (if not already ended).
-pub fn revoke(conn: &mut DbConnection, session_id: &str, now: NaiveDateTime) -> QueryResult<()> {
-    diesel::update(
-        sessions::table
-            .find(session_id)
-            .filter(sessions::revoked_at.is_null()),
-    )
-    .set(sessions::revoked_at.eq(now))
-    .execute(conn)
-    .map(drop)
+/// Ends `user_id`'s session `session_id` (if not already ended). Every
+/// process forgets the session once this commits (see `db::session_cache`):
+/// it runs in a write transaction of its own unless one is under way.
+pub fn revoke(
+    conn: &mut DbConnection,
+    user_id: &str,
+    session_id: &str,
+    now: NaiveDateTime,
+) -> QueryResult<()> {
+    super::write_transaction(conn, |conn| {
+        super::live::announce(super::live::Topic::Sessions(user_id.to_owned()));
+        diesel::update(
+            sessions::table
+                .find(session_id)
+                .filter(sessions::user_id.eq(user_id))
+                .filter(sessions::revoked_at.is_null()),
+        )
+        .set(sessions::revoked_at.eq(now))
+        .execute(conn)
+        .map(drop)
+    })
 }
 
-/// Ends every live session of a user except `keep`.
+/// Ends every live session of a user except `keep`; as [`revoke`], every
+/// process forgets them once this commits.
 pub fn revoke_all_for_user(
     conn: &mut DbConnection,
     user_id: &str,
     keep: Option<&str>,
     now: NaiveDateTime,
 ) -> QueryResult<usize> {
-    let targets = sessions::table
-        .filter(sessions::user_id.eq(user_id))
-        .filter(sessions::revoked_at.is_null())
-        .filter(sessions::id.ne(keep.unwrap_or("")));
-    diesel::update(targets)
-        .set(sessions::revoked_at.eq(now))
-        .execute(conn)
+    super::write_transaction(conn, |conn| {
+        super::live::announce(super::live::Topic::Sessions(user_id.to_owned()));
+        let targets = sessions::table
+            .filter(sessions::user_id.eq(user_id))
+            .filter(sessions::revoked_at.is_null())
+            .filter(sessions::id.ne(keep.unwrap_or("")));
+        diesel::update(targets)
+            .set(sessions::revoked_at.eq(now))
+            .execute(conn)
+    })
 }
 
 /// The user of a live session, if the session belongs to them and is not revoked.

@@ -694,7 +694,87 @@ async fn streams_hear_of_changes_made_through_another_process(backend: Backend) 
     assert_eq!(turn.event.as_deref(), Some("game.your_turn"));
 }
 
+/// A process may remember that a session was live (on PostgreSQL, to spare
+/// a request its round trip); a log-out or a password change through
+/// another process must still reach it within moments, and the process
+/// that revoked refuses the token at once.
+async fn revoked_sessions_are_refused_by_every_process(backend: Backend) {
+    let db = crate::helpers::EmptyDatabase::new(backend);
+    let a = Process::serve(&db.url());
+    let b = Process::serve(&db.url());
+    let client = reqwest::Client::new();
+    let me = |process: &Process, bearer: &str| {
+        let req = client.get(process.url("/api/v1/me")).bearer_auth(bearer);
+        async move { req.send().await.unwrap().status() }
+    };
+    let password = "rv_dora-long-password";
+    post(
+        &client,
+        a.url("/api/v1/accounts"),
+        None,
+        json!({"username": "rv_dora", "email": "rv_dora@example.com", "password": password}),
+    )
+    .await;
+    let log_in = || {
+        post(
+            &client,
+            a.url("/api/v1/auth/token"),
+            None,
+            json!({"username": "rv_dora", "password": password}),
+        )
+    };
+    let first = log_in().await;
+    let second = log_in().await;
+    let third = log_in().await;
+    let access = |t: &Value| t["access_token"].as_str().unwrap().to_owned();
+    for t in [&first, &second, &third] {
+        for process in [&a, &b] {
+            // Twice: the second may be answered from what the first read.
+            assert_eq!(me(process, &access(t)).await, StatusCode::OK);
+            assert_eq!(me(process, &access(t)).await, StatusCode::OK);
+        }
+    }
+
+    // A log-out through A.
+    let res = client
+        .post(a.url("/api/v1/auth/logout"))
+        .json(&json!({"refresh_token": first["refresh_token"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::NO_CONTENT);
+    assert_eq!(me(&a, &access(&first)).await, StatusCode::UNAUTHORIZED);
+    let started = std::time::Instant::now();
+    eventually(
+        "the other process refuses the logged-out session",
+        || async { (me(&b, &access(&first)).await == StatusCode::UNAUTHORIZED).then_some(()) },
+    )
+    .await;
+    eprintln!(
+        "{backend:?}: refused by the other process after {} ms",
+        started.elapsed().as_millis()
+    );
+    assert_eq!(me(&b, &access(&second)).await, StatusCode::OK);
+
+    // A password change through B ends every other session, on A too.
+    let res = client
+        .patch(b.url("/api/v1/me"))
+        .bearer_auth(access(&second))
+        .json(&json!({"current_password": password, "new_password": "rv_dora-new-password"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(me(&b, &access(&third)).await, StatusCode::UNAUTHORIZED);
+    eventually("the other process refuses the ended session", || async {
+        (me(&a, &access(&third)).await == StatusCode::UNAUTHORIZED).then_some(())
+    })
+    .await;
+    assert_eq!(me(&a, &access(&second)).await, StatusCode::OK);
+}
+
 on_both_backends!(
+    revoked_sessions_are_refused_by_every_process,
     events_arrive_as_they_happen_and_resume_exactly,
     a_resume_point_that_is_not_yours_is_refused,
     spectators_follow_a_game,
