@@ -106,6 +106,30 @@ fn hear(database: Option<&str>, topic: Topic) {
     }
 }
 
+/// Announces `topic` as [`announce`] does, and on PostgreSQL also tells the
+/// other processes in the running transaction itself: PostgreSQL delivers
+/// the notification when, and only if, the transaction commits, so it
+/// cannot be lost with this process or its relay's connection. For the rare
+/// change that others must hear of even then (a revoked session: see
+/// `db::session_cache`); PostgreSQL serializes the commits of transactions
+/// that notify, which is why the frequent ones go through the relay.
+pub fn announce_surely(conn: &mut DbConnection, topic: Topic) -> QueryResult<()> {
+    if let DbConnection::Postgres(c) = conn {
+        diesel::sql_query("SELECT pg_notify($1, $2)::text")
+            .bind::<Text, _>(CHANNEL)
+            .bind::<Text, _>(format!("{} {}", *PROCESS, topic.encode()))
+            .execute(c)?;
+        SENT_IN_TRANSACTION.with(|s| s.borrow_mut().insert(topic.clone()));
+    }
+    announce(topic);
+    Ok(())
+}
+
+thread_local! {
+    /// Topics the running transaction has already notified other processes of.
+    static SENT_IN_TRANSACTION: RefCell<BTreeSet<Topic>> = RefCell::default();
+}
+
 /// What the transaction running on this thread has announced, and which
 /// recipients' locks it holds (PostgreSQL).
 #[derive(Default)]
@@ -137,6 +161,7 @@ pub fn announce(topic: Topic) {
 /// their timer.
 pub(super) fn after_transaction(conn: &mut DbConnection, committed: bool) {
     let pending = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
+    let sent = SENT_IN_TRANSACTION.with(|s| std::mem::take(&mut *s.borrow_mut()));
     if !committed || pending.topics.is_empty() {
         return;
     }
@@ -144,7 +169,7 @@ pub(super) fn after_transaction(conn: &mut DbConnection, committed: bool) {
     if let Some(database) = &database {
         let mut outgoing = OUTGOING.lock();
         let queued = outgoing.entry(database.to_string()).or_default();
-        queued.extend(pending.topics.iter().cloned());
+        queued.extend(pending.topics.difference(&sent).cloned());
         if queued.len() > MAX_QUEUED {
             // Nobody sends them (no relay runs) or they pile up: one
             // wake-up of everything says as much.
@@ -191,6 +216,7 @@ fn payloads(topics: &BTreeSet<Topic>) -> Vec<String> {
 /// (it panicked before it could).
 pub(super) fn forget() {
     PENDING.with(|p| *p.borrow_mut() = Pending::default());
+    SENT_IN_TRANSACTION.with(|s| s.borrow_mut().clear());
 }
 
 /// The event locks a write of events must take first (PostgreSQL; see the

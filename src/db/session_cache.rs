@@ -3,14 +3,16 @@
 //! stands.
 //!
 //! Only on PostgreSQL, and only while this process listens for other
-//! processes' changes ([`super::live::spawn_relay`]). A revocation announces
+//! processes' changes ([`super::live::spawn_relay`]). A revocation notifies
 //! [`Topic::Sessions`](super::live::Topic::Sessions) of the session's owner
-//! in its transaction ([`super::sessions::revoke`]); once that commits, the
-//! process that revoked forgets the owner's sessions before it answers, and
-//! every other process when the wake-up reaches it (the relay's period, tens
-//! of milliseconds). While the listening connection is lost nothing is
-//! cached, and what was is forgotten, since revocations may have been missed;
-//! an entry is trusted for [`MAX_AGE`] at most in any case. SQLite has no
+//! in its own transaction ([`super::sessions::revoke`], with
+//! [`super::live::announce_surely`]), so PostgreSQL delivers it with the
+//! commit however the revoking process fares. Once it commits, the process
+//! that revoked forgets the owner's sessions before it answers, and every
+//! other process when its relay reads the notification (every 20 ms). While
+//! the listening connection is lost nothing is cached, and what was is
+//! forgotten, since revocations may have been missed; an entry is trusted
+//! for [`MAX_AGE`] at most in any case. SQLite has no
 //! such channel between processes sharing its file, so there every request
 //! reads the session.
 //!

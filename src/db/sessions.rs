@@ -68,8 +68,10 @@ pub fn rotate(
 }
 
 /// Ends `user_id`'s session `session_id` (if not already ended). Every
-/// process forgets the session once this commits (see `db::session_cache`):
-/// it runs in a write transaction of its own unless one is under way.
+/// process forgets the session once this commits (see `db::session_cache`;
+/// the notification is sent in the transaction, so it is delivered with the
+/// commit): it runs in a write transaction of its own unless one is under
+/// way.
 pub fn revoke(
     conn: &mut DbConnection,
     user_id: &str,
@@ -77,7 +79,7 @@ pub fn revoke(
     now: NaiveDateTime,
 ) -> QueryResult<()> {
     super::write_transaction(conn, |conn| {
-        super::live::announce(super::live::Topic::Sessions(user_id.to_owned()));
+        super::live::announce_surely(conn, super::live::Topic::Sessions(user_id.to_owned()))?;
         diesel::update(
             sessions::table
                 .find(session_id)
@@ -99,7 +101,7 @@ pub fn revoke_all_for_user(
     now: NaiveDateTime,
 ) -> QueryResult<usize> {
     super::write_transaction(conn, |conn| {
-        super::live::announce(super::live::Topic::Sessions(user_id.to_owned()));
+        super::live::announce_surely(conn, super::live::Topic::Sessions(user_id.to_owned()))?;
         let targets = sessions::table
             .filter(sessions::user_id.eq(user_id))
             .filter(sessions::revoked_at.is_null())
