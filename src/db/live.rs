@@ -117,17 +117,12 @@ pub fn announce_surely(conn: &mut DbConnection, topic: Topic) -> QueryResult<()>
     if let DbConnection::Postgres(c) = conn {
         diesel::sql_query("SELECT pg_notify($1, $2)::text")
             .bind::<Text, _>(CHANNEL)
-            .bind::<Text, _>(format!("{} {}", *PROCESS, topic.encode()))
+            .bind::<Text, _>(payloads(&BTreeSet::from([topic.clone()])).swap_remove(0))
             .execute(c)?;
-        SENT_IN_TRANSACTION.with(|s| s.borrow_mut().insert(topic.clone()));
+        PENDING.with(|p| p.borrow_mut().notified.insert(topic.clone()));
     }
     announce(topic);
     Ok(())
-}
-
-thread_local! {
-    /// Topics the running transaction has already notified other processes of.
-    static SENT_IN_TRANSACTION: RefCell<BTreeSet<Topic>> = RefCell::default();
 }
 
 /// What the transaction running on this thread has announced, and which
@@ -135,6 +130,9 @@ thread_local! {
 #[derive(Default)]
 struct Pending {
     topics: BTreeSet<Topic>,
+    /// Those of `topics` already notified to other processes in the
+    /// transaction ([`announce_surely`]).
+    notified: BTreeSet<Topic>,
     /// The people whose event lock is held, with its key.
     locked: std::collections::BTreeMap<String, i64>,
 }
@@ -161,7 +159,6 @@ pub fn announce(topic: Topic) {
 /// their timer.
 pub(super) fn after_transaction(conn: &mut DbConnection, committed: bool) {
     let pending = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
-    let sent = SENT_IN_TRANSACTION.with(|s| std::mem::take(&mut *s.borrow_mut()));
     if !committed || pending.topics.is_empty() {
         return;
     }
@@ -169,7 +166,7 @@ pub(super) fn after_transaction(conn: &mut DbConnection, committed: bool) {
     if let Some(database) = &database {
         let mut outgoing = OUTGOING.lock();
         let queued = outgoing.entry(database.to_string()).or_default();
-        queued.extend(pending.topics.difference(&sent).cloned());
+        queued.extend(pending.topics.difference(&pending.notified).cloned());
         if queued.len() > MAX_QUEUED {
             // Nobody sends them (no relay runs) or they pile up: one
             // wake-up of everything says as much.
@@ -216,7 +213,6 @@ fn payloads(topics: &BTreeSet<Topic>) -> Vec<String> {
 /// (it panicked before it could).
 pub(super) fn forget() {
     PENDING.with(|p| *p.borrow_mut() = Pending::default());
-    SENT_IN_TRANSACTION.with(|s| s.borrow_mut().clear());
 }
 
 /// The event locks a write of events must take first (PostgreSQL; see the
