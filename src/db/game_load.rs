@@ -25,6 +25,11 @@ pub struct StoredGame {
     /// Its seats with their holders, where the backend read them with the
     /// row (PostgreSQL); else they are read apart (`seats`).
     pub seats: Option<Vec<SeatWithHolder>>,
+    /// The row's stamp (PostgreSQL: its `xmin`, the transaction that wrote
+    /// it last): every write of the row changes it, even one that changes no
+    /// column, so a write guarded by it (`db::journal`) finds out whether
+    /// anything wrote the row since it was read.
+    pub stamp: Option<String>,
 }
 
 /// The game's row, its stored snapshot, its creator's name and whether
@@ -66,6 +71,7 @@ pub fn find_game(conn: &mut DbConnection, id: &str, lock: bool) -> QueryResult<O
             premoves,
             proposals,
             seats: None,
+            stamp: None,
         }),
     )
 }
@@ -81,7 +87,7 @@ fn find_game_with_seats(
     macro_rules! select {
         ($lock:literal) => {
             concat!(
-                "SELECT g.*, \
+                "SELECT g.*, g.xmin::text AS stamp, \
                     (SELECT username FROM users WHERE id = g.created_by) AS creator_name, \
                     EXISTS (SELECT 1 FROM premoves p WHERE p.game_id = g.id) AS premoves_wait, \
                     EXISTS (SELECT 1 FROM alliance_proposals a \
@@ -110,6 +116,8 @@ fn find_game_with_seats(
         proposals_wait: bool,
         #[diesel(sql_type = Nullable<Text>)]
         seats_json: Option<String>,
+        #[diesel(sql_type = Text)]
+        stamp: String,
     }
     type SeatJson = (
         String,
@@ -165,5 +173,6 @@ fn find_game_with_seats(
         premoves: f.premoves_wait,
         proposals: f.proposals_wait,
         seats: Some(seats),
+        stamp: Some(f.stamp),
     }))
 }

@@ -156,6 +156,19 @@ pub fn lock_game(conn: &mut DbConnection, id: &str) -> QueryResult<()> {
         .map(drop)
 }
 
+/// Writes game `id`'s row without changing it, on PostgreSQL, which changes
+/// its stamp (`StoredGame::stamp`). A change of what a move must do that
+/// keeps the game's version (storing premoves) calls it, so that a move
+/// read before the change cannot be stored without seeing it
+/// (`db::journal`). Nothing on SQLite, where a move is read and written in
+/// one transaction.
+pub fn touch(conn: &mut DbConnection, id: &str) -> QueryResult<()> {
+    match conn {
+        DbConnection::Postgres(_) => lock_game(conn, id),
+        DbConnection::Sqlite(_) => Ok(()),
+    }
+}
+
 /// Writes `game` if nobody changed it since it was read at `expected_version`;
 /// returns false when someone did (another request or server process won).
 /// Saves the game row with its snapshot and the account to move (see

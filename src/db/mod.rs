@@ -7,6 +7,7 @@ pub mod clocks;
 pub mod game_load;
 pub mod games;
 pub mod guards;
+pub mod journal;
 pub mod live;
 pub mod mail;
 pub mod models;
@@ -68,6 +69,24 @@ where
     if outermost {
         live::after_transaction(conn, result.is_ok());
     }
+    result
+}
+
+/// Runs `f` outside any transaction: work whose one write is a single
+/// statement, which commits by itself (see `db::journal`). As after a
+/// [`write_transaction`], streams hear of what it announced if it returns
+/// `Ok` (a spurious wake-up costs a stream a read, never an event).
+pub fn outside_transaction<T, E, F>(conn: &mut DbConnection, f: F) -> Result<T, E>
+where
+    F: FnOnce(&mut DbConnection) -> Result<T, E>,
+    E: From<diesel::result::Error>,
+{
+    if in_transaction(conn)? {
+        return Err(diesel::result::Error::AlreadyInTransaction.into());
+    }
+    live::forget();
+    let result = f(conn);
+    live::after_transaction(conn, result.is_ok());
     result
 }
 

@@ -5,12 +5,58 @@
 
 use diesel::prelude::*;
 
+use diesel::pg::Pg;
+
 use super::games::EventRow;
+use super::prepared::Sql;
 use super::schema::{game_events, outbox_pending as op};
 use super::DbConnection;
 
 pub const WEBHOOK: &str = "webhook";
 pub const MAIL: &str = "mail";
+
+/// The common table expressions that write `events` on PostgreSQL, as
+/// [`record`] describes, if `$guard` (SQL) holds; their parameters are
+/// `$1` to `$13`, bound by [`bind_events`]. `locked` is what they locked.
+///
+/// The locks come first: the events' one-time filter reads them all before
+/// the first event row (and its `stream_order`) is made. A volatile
+/// function in the target list runs row by row, in the sorted order.
+/// `unnest` yields the rows in the order given, so their stream order
+/// (drawn from a sequence as each is inserted) follows it.
+macro_rules! events_ctes {
+    ($guard:literal) => {
+        concat!(
+            "people AS ( \
+                 SELECT person, hashtextextended('sannin-events:' || person, 0) AS key FROM ( \
+                     SELECT user_id AS person FROM game_seats \
+                     WHERE $1 AND game_id = $2 AND user_id IS NOT NULL \
+                     UNION SELECT unnest($3::text[]) \
+                 ) p WHERE person <> ALL($4::text[]) AND ",
+            $guard,
+            " ), locked AS MATERIALIZED ( \
+                 SELECT person, key, pg_advisory_xact_lock(key)::text AS l \
+                 FROM (SELECT person, key FROM people ORDER BY key) o \
+             ), e AS ( \
+                 INSERT INTO game_events (id, game_id, event_type, user_id, payload, created_at) \
+                 SELECT * FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], \
+                                      $9::text[], $10::timestamp[]) \
+                 WHERE (SELECT count(*) FROM locked) >= 0 AND ",
+            $guard,
+            " RETURNING id, user_id, event_type \
+             ), hooked AS ( \
+                 INSERT INTO outbox_pending (channel, event_id) \
+                 SELECT $11, e.id FROM e WHERE EXISTS ( \
+                     SELECT 1 FROM webhooks h WHERE h.user_id = e.user_id AND h.active) \
+             ), mail AS ( \
+                 INSERT INTO outbox_pending (channel, event_id) \
+                 SELECT $12, e.id FROM e WHERE e.event_type = ANY($13::text[]) AND EXISTS ( \
+                     SELECT 1 FROM users u WHERE u.id = e.user_id AND u.email_verified) \
+             )"
+        )
+    };
+}
+pub(super) use events_ctes;
 
 /// Writes the event rows and queues each for the channels that can deliver
 /// it: for webhooks when its recipient has an active endpoint, for mail
@@ -31,73 +77,70 @@ pub fn record(conn: &mut DbConnection, events: &[EventRow], mailed: &[&str]) -> 
             return enqueue(conn, &ids, mailed);
         }
     };
-    use diesel::sql_types::{Array, BigInt, Bool, Text, Timestamp};
     #[derive(QueryableByName)]
     struct Locked {
-        #[diesel(sql_type = Text)]
+        #[diesel(sql_type = diesel::sql_types::Text)]
         person: String,
-        #[diesel(sql_type = BigInt)]
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
         key: i64,
     }
-    let mut recipients: Vec<&str> = Vec::new();
-    for r in events {
-        if !recipients.contains(&r.user_id.as_str()) {
-            recipients.push(r.user_id.as_str());
-        }
-    }
-    let locks = super::live::EventLocks::wanted(recipients);
-    let column = |f: fn(&EventRow) -> String| events.iter().map(f).collect::<Vec<_>>();
-    // The locks first: the events' one-time filter reads them all before
-    // the first event row (and its `stream_order`) is made. A volatile
-    // function in the target list runs row by row, in the sorted order.
-    // `unnest` yields the rows in the order given, so their stream order
-    // (drawn from a sequence as each is inserted) follows it.
-    let locked: Vec<Locked> = super::prepared::Sql::new(
-        "WITH people AS ( \
-             SELECT person, hashtextextended('sannin-events:' || person, 0) AS key FROM ( \
-                 SELECT user_id AS person FROM game_seats \
-                 WHERE $1 AND game_id = $2 AND user_id IS NOT NULL \
-                 UNION SELECT unnest($3::text[]) \
-             ) p WHERE person <> ALL($4::text[]) \
-         ), locked AS MATERIALIZED ( \
-             SELECT person, key, pg_advisory_xact_lock(key)::text AS l \
-             FROM (SELECT person, key FROM people ORDER BY key) o \
-         ), e AS ( \
-             INSERT INTO game_events (id, game_id, event_type, user_id, payload, created_at) \
-             SELECT * FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], \
-                                  $10::timestamp[]) \
-             WHERE (SELECT count(*) FROM locked) >= 0 \
-             RETURNING id, user_id, event_type \
-         ), hooked AS ( \
-             INSERT INTO outbox_pending (channel, event_id) \
-             SELECT $11, e.id FROM e WHERE EXISTS ( \
-                 SELECT 1 FROM webhooks h WHERE h.user_id = e.user_id AND h.active) \
-         ), mail AS ( \
-             INSERT INTO outbox_pending (channel, event_id) \
-             SELECT $12, e.id FROM e WHERE e.event_type = ANY($13::text[]) AND EXISTS ( \
-                 SELECT 1 FROM users u WHERE u.id = e.user_id AND u.email_verified) \
-         ) \
-         SELECT person, key FROM locked ORDER BY key",
+    let locks = super::live::EventLocks::wanted(recipients(events));
+    const TEXT: &str = concat!(
+        "WITH ",
+        events_ctes!("TRUE"),
+        " SELECT person, key FROM locked ORDER BY key"
+    );
+    let locked: Vec<Locked> = bind_events(
+        Sql::new(TEXT),
+        &locks,
+        first.game_id.as_str(),
+        events,
+        mailed,
     )
-    .bind::<Bool, _>(locks.players)
-    .bind::<Text, _>(first.game_id.as_str())
-    .bind::<Array<Text>, _>(locks.wanted.clone())
-    .bind::<Array<Text>, _>(locks.held.clone())
-    .bind::<Array<Text>, _>(column(|r| r.id.to_string()))
-    .bind::<Array<Text>, _>(column(|r| r.game_id.to_string()))
-    .bind::<Array<Text>, _>(column(|r| r.event_type.clone()))
-    .bind::<Array<Text>, _>(column(|r| r.user_id.to_string()))
-    .bind::<Array<Text>, _>(column(|r| r.payload.clone()))
-    .bind::<Array<Timestamp>, _>(events.iter().map(|r| r.created_at).collect::<Vec<_>>())
-    .bind::<Text, _>(WEBHOOK)
-    .bind::<Text, _>(MAIL)
-    .bind::<Array<Text>, _>(mailed.iter().map(|m| m.to_string()).collect::<Vec<_>>())
     .load(c)?;
     locks.taken(
         first.game_id.as_str(),
         locked.into_iter().map(|l| (l.person, l.key)).collect(),
     );
     Ok(())
+}
+
+/// Each recipient of `events` once, in order of first appearance.
+pub(super) fn recipients(events: &[EventRow]) -> Vec<&str> {
+    let mut recipients: Vec<&str> = Vec::new();
+    for r in events {
+        if !recipients.contains(&r.user_id.as_str()) {
+            recipients.push(r.user_id.as_str());
+        }
+    }
+    recipients
+}
+
+/// Binds the parameters of [`events_ctes`] (`$1` to `$13`): what to lock,
+/// the players of game `game_id` (when `locks` says so), the event rows
+/// (one array per column) and the channels.
+pub(super) fn bind_events<'a>(
+    sql: Sql<'a, Pg>,
+    locks: &super::live::EventLocks,
+    game_id: &'a str,
+    events: &'a [EventRow],
+    mailed: &[&str],
+) -> Sql<'a, Pg> {
+    use diesel::sql_types::{Array, Bool, Text, Timestamp};
+    let column = |f: fn(&EventRow) -> String| events.iter().map(f).collect::<Vec<_>>();
+    sql.bind::<Bool, _>(locks.players)
+        .bind::<Text, _>(game_id)
+        .bind::<Array<Text>, _>(locks.wanted.clone())
+        .bind::<Array<Text>, _>(locks.held.clone())
+        .bind::<Array<Text>, _>(column(|r| r.id.to_string()))
+        .bind::<Array<Text>, _>(column(|r| r.game_id.to_string()))
+        .bind::<Array<Text>, _>(column(|r| r.event_type.clone()))
+        .bind::<Array<Text>, _>(column(|r| r.user_id.to_string()))
+        .bind::<Array<Text>, _>(column(|r| r.payload.clone()))
+        .bind::<Array<Timestamp>, _>(events.iter().map(|r| r.created_at).collect::<Vec<_>>())
+        .bind::<Text, _>(WEBHOOK)
+        .bind::<Text, _>(MAIL)
+        .bind::<Array<Text>, _>(mailed.iter().map(|m| m.to_string()).collect::<Vec<_>>())
 }
 
 /// Queues the stored events `event_ids` as [`record`] does.

@@ -512,6 +512,17 @@ pub fn emit_all(
     events: Vec<(Vec<&str>, GameEvent)>,
     now: NaiveDateTime,
 ) -> diesel::QueryResult<()> {
+    let rows = rows_of(game_id, events, now);
+    db::outbox::record(conn, &rows, &crate::notify::mail::MAILED)
+}
+
+/// The rows of `events` of game `game_id`, one per recipient (each once per
+/// event), in order; announces each recipient's topic to the streams.
+pub fn rows_of(
+    game_id: &str,
+    events: Vec<(Vec<&str>, GameEvent)>,
+    now: NaiveDateTime,
+) -> Vec<EventRow> {
     let mut everyone: Vec<&str> = Vec::new();
     let mut rows: Vec<EventRow> = Vec::new();
     for (recipients, event) in events {
@@ -536,13 +547,10 @@ pub fn emit_all(
             });
         }
     }
-    if rows.is_empty() {
-        return Ok(());
-    }
     for user_id in everyone {
         db::live::announce(db::live::Topic::User(user_id.to_owned()));
     }
-    db::outbox::record(conn, &rows, &crate::notify::mail::MAILED)
+    rows
 }
 
 pub fn win_reason(r: WinReason) -> &'static str {

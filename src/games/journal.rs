@@ -8,8 +8,9 @@ use chrono::NaiveDateTime;
 
 use crate::db::games::ActionRow;
 use crate::db::{self, DbConnection};
-use crate::rules::{Action, Position};
+use crate::rules::{Action, GameRecordEntry, Player, Position};
 
+use super::draws::{DrawOffer, Ended};
 use super::events::{self, emit_all, Effect, GameEvent, GameResult, Players};
 use super::model::{action_kind, action_notation, seat_name, Loaded, Status};
 use super::{GameError, Settings};
@@ -32,6 +33,37 @@ pub(super) fn save(
     save_with(conn, g, None, now)
 }
 
+/// The game row as it is to be saved: its snapshot, the account to move
+/// and the version it was read at (the row's own is bumped).
+fn to_save(g: &mut Loaded, now: NaiveDateTime) -> (String, Option<String>, i32) {
+    let snapshot = g.snapshot_text();
+    let to_move_user = g
+        .position()
+        .to_move()
+        .filter(|_| g.status() == Status::Active)
+        .and_then(|p| g.seat(p).user_id.as_ref().map(|u| u.to_string()));
+    let row = &mut g.row;
+    let expected = row.version;
+    row.version += 1;
+    row.updated_at = now;
+    (snapshot, to_move_user, expected)
+}
+
+/// A save's outcome: the game changed meanwhile, or (with an action) the
+/// action's unique keys refused it, is stale.
+fn saved(result: diesel::QueryResult<bool>, with_action: bool) -> Result<(), GameError> {
+    match result {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(GameError::Stale(
+            "the game changed while this request was handled; reload it and try again".into(),
+        )),
+        Err(e) if with_action && db::is_unique_violation(&e) => Err(GameError::Stale(
+            "another action was recorded first; reload the game".into(),
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// [`save`], recording `action` with it (in the same statement where the
 /// backend allows): its unique keys refuse a second action for the same ply
 /// or sequence number.
@@ -41,34 +73,16 @@ fn save_with(
     action: Option<&ActionRow>,
     now: NaiveDateTime,
 ) -> Result<(), GameError> {
-    let snapshot = g.snapshot_text();
-    let to_move_user = g
-        .position()
-        .to_move()
-        .filter(|_| g.status() == Status::Active)
-        .and_then(|p| g.seat(p).user_id.clone());
-    let row = &mut g.row;
-    let expected = row.version;
-    row.version += 1;
-    row.updated_at = now;
-    let saved = db::games::update_game_if_version(
+    let (snapshot, to_move_user, expected) = to_save(g, now);
+    let result = db::games::update_game_if_version(
         conn,
-        row,
+        &g.row,
         &snapshot,
         to_move_user.as_deref(),
         expected,
         action,
     );
-    match saved {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(GameError::Stale(
-            "the game changed while this request was handled; reload it and try again".into(),
-        )),
-        Err(e) if action.is_some() && db::is_unique_violation(&e) => Err(GameError::Stale(
-            "another action was recorded first; reload the game".into(),
-        )),
-        Err(e) => Err(e.into()),
-    }
+    saved(result, action.is_some())
 }
 
 /// Tells the player to move that it is their turn (and queues a bot's).
@@ -128,18 +142,132 @@ pub(super) fn append(
     append_as(conn, settings, g, action, actor, now, false)
 }
 
-/// [`append`], for a move the server plays from its player's premoves when
-/// `premove`. After a move, the premove it leads to (if any) is appended
-/// too, and so on: the answer is the game after the last of them.
-fn append_as(
+/// [`append`] for a game read outside any transaction, when the action
+/// writes nothing but the game row, itself and its events (see
+/// [`Judged::plain`]; nor is a computer player to move next): all of it in
+/// one statement (PostgreSQL), which commits by itself, and only if the
+/// game row is still as `g` read it. `None` when it is not such an action,
+/// when the rules refuse it, or when the game changed since: then append it
+/// in a transaction, which reads the game again and answers as it should.
+pub(super) fn append_alone(
     conn: &mut DbConnection,
     settings: &Settings,
     g: &Loaded,
     action: Action,
     actor: Option<&str>,
     now: NaiveDateTime,
+) -> Result<Option<Loaded>, GameError> {
+    let Some(stamp) = g.row_stamp.clone() else {
+        return Ok(None);
+    };
+    let Ok(judged) = judge(settings, g, action, actor, now, false) else {
+        return Ok(None);
+    };
+    let bot_next = judged
+        .after()
+        .to_move()
+        .is_some_and(|p| judged.next.seat(p).bot_level.is_some());
+    if !judged.plain(g) || bot_next {
+        return Ok(None);
+    }
+    match write_plain(conn, judged, actor, Some(&stamp), now) {
+        Ok(next) => Ok(Some(next)),
+        Err(GameError::Stale(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// An action the rules accepted, with the game after it, nothing stored yet.
+struct Judged {
+    action: Action,
+    entry: GameRecordEntry,
+    before: Position,
+    /// The game after the action, its row's version not yet bumped.
+    next: Loaded,
+    action_row: ActionRow,
+    /// The draw offer (R36) that stood before the action, and how the
+    /// action ended it.
+    standing_offer: Option<DrawOffer>,
+    offer_ended: Option<(Ended, Option<Player>)>,
+    turn_changed: bool,
+    /// A move the server plays from its player's premoves.
     premove: bool,
-) -> Result<Loaded, GameError> {
+}
+
+impl Judged {
+    fn after(&self) -> &Position {
+        &self.entry.position
+    }
+
+    /// Whether the action changed what proposals and premoves assume: the
+    /// alliance, who is alive, or whether the game goes on.
+    fn changed_premises(&self) -> bool {
+        self.after().alliance() != self.before.alliance()
+            || self.after().living() != self.before.living()
+            || self.after().is_over()
+    }
+
+    /// Whether the action writes nothing but the game row, its own row and
+    /// its events: no premise of proposals or premoves changed (so the game
+    /// goes on), no premove of the game `g` (as read) may follow, and no
+    /// draw offer stood.
+    fn plain(&self, g: &Loaded) -> bool {
+        !self.changed_premises()
+            && self.standing_offer.is_none()
+            && !(matches!(self.action, Action::Move(_)) && g.waiting.premoves)
+    }
+
+    /// The action's events, to everyone in `everyone` who hears of them:
+    /// the move (not to its mover, unless the server played it) and what
+    /// the rules did as a consequence.
+    fn told<'a>(
+        &self,
+        everyone: &'a [String],
+        actor: Option<&str>,
+    ) -> Vec<(Vec<&'a str>, GameEvent)> {
+        let all = || everyone.iter().map(String::as_str).collect::<Vec<_>>();
+        let (after, next) = (self.after(), &self.next);
+        let mut told: Vec<(Vec<&str>, GameEvent)> = Vec::new();
+        if let Action::Move(m) = self.action {
+            let mover = self.entry.player.expect("moves have a player");
+            // A premove's player hears of it like the others.
+            let recipients = all()
+                .into_iter()
+                .filter(|u| self.premove || Some(*u) != actor)
+                .collect();
+            told.push((
+                recipients,
+                GameEvent::Move(events::MovePlayed {
+                    ply: self.before.ply(),
+                    notation: m.to_string(),
+                    seat: seat_name(mover).to_owned(),
+                    username: next.seat(mover).name().map(str::to_owned),
+                    position: after.to_string(),
+                    to_move: to_move_name(after),
+                    effects: self.entry.events.iter().map(Effect::of).collect(),
+                    premove: self.premove,
+                }),
+            ));
+        }
+        for e in &self.entry.events {
+            let reported = GameEvent::of_effect(Effect::of(e), after.ply(), Players::of(next));
+            if let Some(event) = reported {
+                told.push((all(), event));
+            }
+        }
+        told
+    }
+}
+
+/// The rules judge `action` in `g`; the game after it, nothing stored.
+fn judge(
+    settings: &Settings,
+    g: &Loaded,
+    action: Action,
+    actor: Option<&str>,
+    now: NaiveDateTime,
+    premove: bool,
+) -> Result<Judged, GameError> {
     let before = *g.position();
     let mut game = g.game.clone();
     let entry = game.act(action).map_err(GameError::Illegal)?.clone();
@@ -171,7 +299,7 @@ fn append_as(
         &before,
         &after,
     );
-    row.draw_offer = offer_after.as_ref().map(super::draws::DrawOffer::to_text);
+    row.draw_offer = offer_after.as_ref().map(DrawOffer::to_text);
     if let Some(o) = after.outcome() {
         row.status = Status::Finished;
         row.result = Some(serde_json::to_string(&GameResult::of(&o)).expect("results serialize"));
@@ -186,6 +314,7 @@ fn append_as(
         standing,
         creator_name: g.creator_name.clone(),
         waiting: g.waiting,
+        row_stamp: None,
     };
     if turn_changed || after.is_over() {
         // The clock of who was to move stops (with a Fischer increment after
@@ -194,10 +323,87 @@ fn append_as(
         super::timing::pass_turn(&mut next, settings, before.to_move(), moved, now)?;
         next.row.reminded_seq = None;
     }
+    Ok(Judged {
+        action,
+        entry,
+        before,
+        next,
+        action_row,
+        standing_offer,
+        offer_ended,
+        turn_changed,
+        premove,
+    })
+}
+
+/// Writes a [`Judged::plain`] action: the game row, the action and its
+/// events (with the next player's turn) together, in one statement on
+/// PostgreSQL; with `stamp`, only if the row is still as read (see
+/// `db::journal`).
+fn write_plain(
+    conn: &mut DbConnection,
+    judged: Judged,
+    actor: Option<&str>,
+    stamp: Option<&str>,
+    now: NaiveDateTime,
+) -> Result<Loaded, GameError> {
+    let everyone = judged.next.player_ids();
+    let mut told = judged.told(&everyone, actor);
+    if judged.turn_changed {
+        told.extend(your_turn_event(conn, &judged.next, now)?);
+    }
+    let rows = events::rows_of(&judged.next.row.id, told, now);
+    let Judged {
+        mut next,
+        action_row,
+        ..
+    } = judged;
+    let (snapshot, to_move_user, expected) = to_save(&mut next, now);
+    let write = db::journal::ActionWrite {
+        game: &next.row,
+        snapshot: &snapshot,
+        to_move_user: to_move_user.as_deref(),
+        expected_version: expected,
+        stamp,
+        action: &action_row,
+        events: &rows,
+        mailed: &crate::notify::mail::MAILED,
+    };
+    saved(db::journal::write_action(conn, &write), true)?;
+    Ok(next)
+}
+
+/// [`append`], for a move the server plays from its player's premoves when
+/// `premove`. After a move, the premove it leads to (if any) is appended
+/// too, and so on: the answer is the game after the last of them.
+fn append_as(
+    conn: &mut DbConnection,
+    settings: &Settings,
+    g: &Loaded,
+    action: Action,
+    actor: Option<&str>,
+    now: NaiveDateTime,
+    premove: bool,
+) -> Result<Loaded, GameError> {
+    let judged = judge(settings, g, action, actor, now, premove)?;
+    if judged.plain(g) {
+        return write_plain(conn, judged, actor, None, now);
+    }
+    let changed_premises = judged.changed_premises();
+    let everyone = judged.next.player_ids();
+    let told = judged.told(&everyone, actor);
+    let Judged {
+        mut next,
+        action_row,
+        before,
+        entry,
+        standing_offer,
+        offer_ended,
+        turn_changed,
+        ..
+    } = judged;
+    let after = entry.position;
     save_with(conn, &mut next, Some(&action_row), now)?;
-    let changed_premises = after.alliance() != before.alliance()
-        || after.living() != before.living()
-        || after.is_over();
     if changed_premises {
         db::games::lapse_proposals(conn, &next.row.id, now)?;
         // Premoves were checked against the alliance and the players there were.
@@ -214,38 +420,9 @@ fn append_as(
         let skip = actor.filter(|_| ended.0 == super::draws::Ended::Moved);
         super::draws::report_end(conn, &next, offer, ended, skip, now)?;
     }
-    let everyone = next.player_ids();
-    let all = || everyone.iter().map(String::as_str).collect::<Vec<_>>();
     // The action's events (and, unless a premove plays next, the next
     // player's turn) are written together.
-    let mut told: Vec<(Vec<&str>, GameEvent)> = Vec::new();
-    if let Action::Move(m) = action {
-        let mover = entry.player.expect("moves have a player");
-        // A premove's player hears of it like the others.
-        let recipients = all()
-            .into_iter()
-            .filter(|u| premove || Some(*u) != actor)
-            .collect();
-        told.push((
-            recipients,
-            GameEvent::Move(events::MovePlayed {
-                ply: before.ply(),
-                notation: m.to_string(),
-                seat: seat_name(mover).to_owned(),
-                username: next.seat(mover).name().map(str::to_owned),
-                position: after.to_string(),
-                to_move: to_move_name(&after),
-                effects: entry.events.iter().map(Effect::of).collect(),
-                premove,
-            }),
-        ));
-    }
-    for e in &entry.events {
-        let reported = GameEvent::of_effect(Effect::of(e), after.ply(), Players::of(&next));
-        if let Some(event) = reported {
-            told.push((all(), event));
-        }
-    }
+    let mut told = told;
     let turn = !after.is_over() && turn_changed;
     if let Some((user, mv)) = premove_next {
         emit_all(conn, &next.row.id, told, now)?;

@@ -93,6 +93,9 @@ pub struct Loaded {
     pub creator_name: Option<String>,
     /// What else was stored for the game when it was loaded.
     pub waiting: Waiting,
+    /// The row's stamp as loaded (`db::games::StoredGame::stamp`; none
+    /// on SQLite, or once changed here).
+    pub row_stamp: Option<String>,
 }
 
 /// Whether premoves and alliance proposals may wait for a loaded game:
@@ -104,6 +107,12 @@ pub struct Waiting {
 }
 
 impl Waiting {
+    /// Nothing waits.
+    pub const NONE: Waiting = Waiting {
+        premoves: false,
+        proposals: false,
+    };
+
     /// Not known: look.
     pub const MAYBE: Waiting = Waiting {
         premoves: true,
@@ -274,6 +283,7 @@ fn take_up(conn: &mut DbConnection, found: StoredGame) -> Result<Loaded, GameErr
         premoves,
         proposals,
         seats,
+        stamp,
     } = found;
     let id = row.id.to_string();
     let id = id.as_str();
@@ -300,6 +310,7 @@ fn take_up(conn: &mut DbConnection, found: StoredGame) -> Result<Loaded, GameErr
             premoves,
             proposals,
         },
+        row_stamp: stamp,
     })
 }
 
@@ -377,6 +388,7 @@ fn replay(
             standing,
             creator_name,
             waiting: Waiting::MAYBE,
+            row_stamp: None,
         },
         actions,
     })

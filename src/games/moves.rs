@@ -6,9 +6,9 @@ use chrono::NaiveDateTime;
 use crate::db::{self, DbConnection};
 use crate::rules::{Action, IllegalKind, Move};
 
-use super::journal::append;
+use super::journal::{append, append_alone};
 use super::model::GameState;
-use super::model::{load_for_update, seat_name, Loaded, Status};
+use super::model::{load, load_for_update, seat_name, Loaded, Status, Waiting};
 use super::{GameError, Games, Settings};
 
 /// The result of a move submission: the game after it, and whether this request
@@ -102,6 +102,47 @@ fn play(
     }
 }
 
+/// [`play`] without a transaction, where the move is one of the many that
+/// write nothing but the game row, the move and its events (see
+/// `journal::append_alone`): the game read as it stands, then one
+/// statement that stores the move only if the game row is still as read.
+/// Nothing is left to read for the answer (no proposal waits and the game
+/// goes on), so once the move is stored nothing can fail. `None` when the
+/// move is not such a move, or the game changed in between: then [`play`]
+/// does it in a transaction, and answers every other case as it should
+/// (a repeated move, a stale ply, an illegal move, a vacation to end).
+fn play_alone(
+    conn: &mut DbConnection,
+    settings: &Settings,
+    user_id: &str,
+    game_id: &str,
+    submission: &MoveSubmission,
+    now: NaiveDateTime,
+) -> Result<Option<GameState>, GameError> {
+    let g = load(conn, game_id)?;
+    let Ok(seat) = g.joined_seat(user_id) else {
+        return Ok(None);
+    };
+    let quiet = g.row_stamp.is_some()
+        && g.status() == Status::Active
+        && g.position().ply() as i64 == submission.ply
+        && g.position().to_move() == Some(seat)
+        && g.seat(seat).vacation_until.is_none_or(|u| u <= now)
+        && !submission.offer_draw
+        && g.row.draw_offer.is_none()
+        && g.waiting == Waiting::NONE;
+    let Some(mv) = quiet
+        .then(|| Move::parse(&submission.notation).ok())
+        .flatten()
+    else {
+        return Ok(None);
+    };
+    match append_alone(conn, settings, &g, Action::Move(mv), Some(user_id), now)? {
+        Some(next) => answer(conn, next).map(Some),
+        None => Ok(None),
+    }
+}
+
 /// The state to answer with, read in the change's own transaction: once it
 /// has committed, nothing is left that could fail and turn a stored move
 /// into an error.
@@ -152,6 +193,12 @@ pub async fn play_move(
 ) -> Result<GameState, GameError> {
     let (settings, caller, id) = (games.settings, caller.to_owned(), game_id.to_owned());
     db::run(&games.pool, move |conn| {
+        let alone = db::outside_transaction(conn, |conn| {
+            play_alone(conn, &settings, &caller, &id, &submission, now)
+        })?;
+        if let Some(state) = alone {
+            return Ok(state);
+        }
         db::write_transaction(conn, |conn| {
             let played = play(conn, &settings, &caller, &id, &submission, now)?;
             answer(conn, played.game)

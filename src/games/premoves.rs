@@ -265,6 +265,8 @@ pub async fn set_premoves(
                 db::premoves::remove(conn, &id, &caller)?;
                 return Ok(Premoves::default());
             }
+            // A move read before this cannot now be stored without it.
+            db::games::touch(conn, &id)?;
             let row = PremoveRow {
                 game_id: g.row.id.clone(),
                 user_id: caller.clone(),

@@ -731,6 +731,91 @@ async fn racing_processes_play_a_premove_once(backend: Backend) {
     }
 }
 
+/// How many of the test database's sessions wait for a lock.
+async fn waiting_for_locks(app: &TestApp) -> i64 {
+    app.with_connection(|conn| {
+        use diesel::RunQueryDsl as _;
+        #[derive(diesel::QueryableByName)]
+        struct Count {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            n: i64,
+        }
+        let c: Count = diesel::sql_query(
+            "SELECT count(*) AS n FROM pg_stat_activity \
+             WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+        .get_result(conn)
+        .unwrap();
+        c.n
+    })
+    .await
+}
+
+/// On PostgreSQL most moves are read outside a transaction and stored by
+/// one statement if the game row is still as read. Premoves stored in
+/// between change no column of the game, yet the move must not be stored
+/// without them: here the premoves are saved after the move was read and
+/// before it is written (both wait behind a lock on the game row, the
+/// premoves first), and the move still plays them.
+#[actix_web::test]
+async fn premoves_saved_while_a_move_is_under_way_are_played() {
+    let backend = Backend::Postgres;
+    if !crate::helpers::available(
+        backend,
+        "premoves_saved_while_a_move_is_under_way_are_played",
+    ) {
+        return;
+    }
+    let app = spawn_app(backend).await;
+    let t = app.trio("pflight").await;
+    let id = app.started_game(&t, json!({})).await;
+
+    // Another session holds the game row's lock until told.
+    let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    let (url, game) = (app.database_url(), id.clone());
+    let holder = tokio::task::spawn_blocking(move || {
+        use diesel::connection::SimpleConnection as _;
+        use diesel::Connection as _;
+        let mut conn = diesel::PgConnection::establish(&url).unwrap();
+        conn.batch_execute(&format!(
+            "BEGIN; SELECT 1 FROM games WHERE id = '{game}' FOR NO KEY UPDATE;"
+        ))
+        .unwrap();
+        locked_tx.send(()).unwrap();
+        let _ = release_rx.recv_timeout(std::time::Duration::from_secs(30));
+        conn.batch_execute("ROLLBACK;").unwrap();
+    });
+    locked_rx.recv().unwrap();
+
+    let lines = json!([["1d2e", "10m10l"]]);
+    let saving = premove(&app, &t, 1, &id, lines);
+    let moving = async {
+        // The premoves wait for the lock first, then the move's write.
+        crate::helpers::eventually("the premoves wait", || async {
+            (waiting_for_locks(&app).await == 1).then_some(())
+        })
+        .await;
+        let res = app.play_move(&t.tokens[0], &id, "1d2e", 1);
+        let release = async {
+            crate::helpers::eventually("the move waits", || async {
+                (waiting_for_locks(&app).await == 2).then_some(())
+            })
+            .await;
+            release_tx.send(()).unwrap();
+        };
+        tokio::join!(res, release).0
+    };
+    let (saved, moved) = tokio::join!(saving, moving);
+    ok(saved).await;
+    holder.await.unwrap();
+    assert_eq!(moved.status(), StatusCode::CREATED);
+    let game = moved.json::<Value>().await.unwrap();
+    assert_eq!(game["to_move"], "last", "{}", game["last_move"]);
+    assert_eq!(game["last_move"]["move"], "10m10l");
+    assert_eq!(premoves_of(&app, &t, 1, &id).await, None);
+}
+
 on_both_backends!(
     racing_processes_play_a_premove_once,
     a_premove_chain_across_two_players_resolves_at_once,
