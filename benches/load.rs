@@ -75,13 +75,21 @@ struct Client {
 
 impl Client {
     async fn post(&self, path: &str, bearer: Option<&str>, body: &Value) -> (u16, Value) {
+        let (status, text) = self.post_text(path, bearer, body).await;
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    /// POSTs `body`; the status and the answer's text, which is left for
+    /// the caller to parse if it needs to (a move's answer is only looked
+    /// at when it failed: parsing it would count against the server).
+    async fn post_text(&self, path: &str, bearer: Option<&str>, body: &Value) -> (u16, String) {
         let mut req = self.http.post(format!("{}{path}", self.base)).json(body);
         if let Some(b) = bearer {
             req = req.bearer_auth(b);
         }
         let res = req.send().await.expect("the server answers");
         let status = res.status().as_u16();
-        (status, res.json().await.unwrap_or(Value::Null))
+        (status, res.text().await.expect("the answer is read"))
     }
 
     async fn player(&self, name: &str) -> String {
@@ -151,7 +159,7 @@ async fn play(client: &Client, mut tables: Vec<Table>, moves: usize, seed: u64) 
             let body = json!({"move": mv.to_string(), "ply": pos.ply()});
             let started = Instant::now();
             let (status, answer) = client
-                .post(
+                .post_text(
                     &format!("/api/v1/games/{}/moves", t.id),
                     Some(&t.tokens[seat.index()]),
                     &body,
