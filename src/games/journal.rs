@@ -391,7 +391,7 @@ fn append_as(
     }
     let changed_premises = judged.changed_premises();
     let everyone = judged.next.player_ids();
-    let told = judged.told(&everyone, actor);
+    let mut told = judged.told(&everyone, actor);
     let Judged {
         mut next,
         action_row,
@@ -422,7 +422,6 @@ fn append_as(
     }
     // The action's events (and, unless a premove plays next, the next
     // player's turn) are written together.
-    let mut told = told;
     let turn = !after.is_over() && turn_changed;
     if let Some((user, mv)) = premove_next {
         emit_all(conn, &next.row.id, told, now)?;
