@@ -25,12 +25,30 @@ pub struct StoredGame {
     /// Its seats with their holders, where the backend read them with the
     /// row (PostgreSQL); else they are read apart (`seats`).
     pub seats: Option<Vec<SeatWithHolder>>,
-    /// The row's stamp (PostgreSQL: its `xmin`, the transaction that wrote
-    /// it last): every write of the row changes it, even one that changes no
-    /// column, so a write guarded by it (`db::journal`) finds out whether
-    /// anything wrote the row since it was read.
+    /// The stamp of what was read (PostgreSQL; [`stamp_of_g`]): the `xmin`
+    /// of the game's row, of its seats' rows and their holders' accounts,
+    /// and of its creator's account, each the transaction that wrote the
+    /// row last. Every write of a row changes its `xmin`, even one that
+    /// changes no column, so a write guarded by the stamp (`db::journal`)
+    /// finds out whether anything it was read with was written since.
     pub stamp: Option<String>,
 }
+
+/// The stamp of game `g` (see [`StoredGame::stamp`]) as an SQL expression:
+/// the `xmin` of its row, then of each seat's row and its holder's account
+/// (in seat order), then of its creator's account. The read and the guarded
+/// write use this same text.
+macro_rules! stamp_of_g {
+    () => {
+        "(g.xmin::text || '/' || COALESCE(( \
+             SELECT string_agg(s.xmin::text || ':' || COALESCE(u.xmin::text, '-'), ',' \
+                               ORDER BY s.seat) \
+             FROM game_seats s LEFT JOIN users u ON u.id = s.user_id \
+             WHERE s.game_id = g.id), '') || '/' || COALESCE(( \
+             SELECT c.xmin::text FROM users c WHERE c.id = g.created_by), '-'))"
+    };
+}
+pub(super) use stamp_of_g;
 
 /// The game's row, its stored snapshot, its creator's name and whether
 /// premoves or proposals wait, in one statement (on PostgreSQL with its
@@ -87,7 +105,9 @@ fn find_game_with_seats(
     macro_rules! select {
         ($lock:literal) => {
             concat!(
-                "SELECT g.*, g.xmin::text AS stamp, \
+                "SELECT g.*, ",
+                stamp_of_g!(),
+                " AS stamp, \
                     (SELECT username FROM users WHERE id = g.created_by) AS creator_name, \
                     EXISTS (SELECT 1 FROM premoves p WHERE p.game_id = g.id) AS premoves_wait, \
                     EXISTS (SELECT 1 FROM alliance_proposals a \

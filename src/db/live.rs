@@ -92,14 +92,19 @@ fn wake(topic: Topic) {
     let _ = HUB.send(topic);
 }
 
-/// Acts on news of `topic` in `database`: forgets revoked sessions, wakes
-/// streams.
+/// Acts on news of `topic` in `database`: forgets revoked sessions and
+/// games kept as last stored (`games::cache`), wakes streams.
 fn hear(database: Option<&str>, topic: Topic) {
     match (&topic, database) {
         (Topic::Sessions(user), Some(db)) => super::session_cache::forget_user(db, user),
         (Topic::Sessions(_), None) => {}
         (Topic::All, Some(db)) => {
             super::session_cache::forget_all(db);
+            crate::games::cache::forget_all(db);
+            wake(topic);
+        }
+        (Topic::Game(game), Some(db)) => {
+            crate::games::cache::forget(db, game);
             wake(topic);
         }
         _ => wake(topic),
@@ -441,6 +446,8 @@ pub fn spawn_relay(url: String, stop: tokio::sync::watch::Receiver<bool>) {
                     std::thread::sleep(EVERY);
                 }
                 super::session_cache::listening(&url, false);
+                // Other processes' changes go unheard until it listens again.
+                crate::games::cache::forget_all(&url);
             }
         });
     if let Err(e) = spawned {

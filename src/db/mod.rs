@@ -259,6 +259,12 @@ impl r2d2::ManageConnection for ConnectionManager {
     }
 }
 
+/// The URL of the PostgreSQL database `conn` is a pooled connection to (none
+/// on SQLite, or for a connection outside the pool).
+pub fn database_url(conn: &mut DbConnection) -> Option<std::sync::Arc<str>> {
+    Usage::database_of(conn)
+}
+
 /// How long a connection back in the pool is taken to still be open.
 const FRESH: Duration = Duration::from_secs(1);
 

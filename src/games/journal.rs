@@ -51,10 +51,10 @@ fn to_save(g: &mut Loaded, now: NaiveDateTime) -> (String, Option<String>, i32) 
 
 /// A save's outcome: the game changed meanwhile, or (with an action) the
 /// action's unique keys refused it, is stale.
-fn saved(result: diesel::QueryResult<bool>, with_action: bool) -> Result<(), GameError> {
+fn saved<T>(result: diesel::QueryResult<Option<T>>, with_action: bool) -> Result<T, GameError> {
     match result {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(GameError::Stale(
+        Ok(Some(stored)) => Ok(stored),
+        Ok(None) => Err(GameError::Stale(
             "the game changed while this request was handled; reload it and try again".into(),
         )),
         Err(e) if with_action && db::is_unique_violation(&e) => Err(GameError::Stale(
@@ -82,7 +82,7 @@ fn save_with(
         expected,
         action,
     );
-    saved(result, action.is_some())
+    saved(result.map(|s| s.then_some(())), action.is_some())
 }
 
 /// Tells the player to move that it is their turn (and queues a bot's).
@@ -142,13 +142,25 @@ pub(super) fn append(
     append_as(conn, settings, g, action, actor, now, false)
 }
 
-/// [`append`] for a game read outside any transaction, when the action
-/// writes nothing but the game row, itself and its events (see
-/// [`Judged::plain`]; nor is a computer player to move next): all of it in
-/// one statement (PostgreSQL), which commits by itself, and only if the
-/// game row is still as `g` read it. `None` when it is not such an action,
-/// when the rules refuse it, or when the game changed since: then append it
-/// in a transaction, which reads the game again and answers as it should.
+/// What [`append_alone`] did.
+pub(super) enum Alone {
+    /// Stored: the game after the action, with its new stamp.
+    Stored(Box<Loaded>),
+    /// Not such an action, or the rules refuse it: nothing was written.
+    Unfit,
+    /// The game was written since it was read as given: nothing was
+    /// written.
+    Changed,
+}
+
+/// [`append`] for a game read outside any transaction (or kept from this
+/// process's last write of it, `games::cache`), when the action writes
+/// nothing but the game row, itself and its events (see [`Judged::plain`];
+/// nor is a computer player to move next): all of it in one statement
+/// (PostgreSQL), which commits by itself, and only if the game is still as
+/// `g` has it (its stamp). When it is not such an action, the rules refuse
+/// it, or the game changed since, nothing is written: then append it in a
+/// transaction, which reads the game again and answers as it should.
 pub(super) fn append_alone(
     conn: &mut DbConnection,
     settings: &Settings,
@@ -156,23 +168,23 @@ pub(super) fn append_alone(
     action: Action,
     actor: Option<&str>,
     now: NaiveDateTime,
-) -> Result<Option<Loaded>, GameError> {
+) -> Result<Alone, GameError> {
     let Some(stamp) = g.row_stamp.clone() else {
-        return Ok(None);
+        return Ok(Alone::Unfit);
     };
     let Ok(judged) = judge(settings, g, action, actor, now, false) else {
-        return Ok(None);
+        return Ok(Alone::Unfit);
     };
     let bot_next = judged
         .after()
         .to_move()
         .is_some_and(|p| judged.next.seat(p).bot_level.is_some());
     if !judged.plain(g) || bot_next {
-        return Ok(None);
+        return Ok(Alone::Unfit);
     }
     match write_plain(conn, judged, actor, Some(&stamp), now) {
-        Ok(next) => Ok(Some(next)),
-        Err(GameError::Stale(_)) => Ok(None),
+        Ok(next) => Ok(Alone::Stored(Box::new(next))),
+        Err(GameError::Stale(_)) => Ok(Alone::Changed),
         Err(e) => Err(e),
     }
 }
@@ -369,7 +381,12 @@ fn write_plain(
         events: &rows,
         mailed: &crate::notify::mail::MAILED,
     };
-    saved(db::journal::write_action(conn, &write), true)?;
+    let written = saved(db::journal::write_action(conn, &write), true)?;
+    if stamp.is_some() {
+        // Stored by a statement that committed by itself: the stamp it
+        // returned is the game's until something else writes it.
+        next.row_stamp = written.stamp;
+    }
     Ok(next)
 }
 

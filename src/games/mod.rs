@@ -10,6 +10,7 @@
 pub mod alliances;
 pub mod bot_turns;
 pub mod bots;
+pub mod cache;
 pub mod chat;
 pub mod clock;
 pub mod deadlines;

@@ -6,7 +6,7 @@ use chrono::NaiveDateTime;
 use crate::db::{self, DbConnection};
 use crate::rules::{Action, IllegalKind, Move};
 
-use super::journal::{append, append_alone};
+use super::journal::{append, append_alone, Alone};
 use super::model::GameState;
 use super::model::{load, load_for_update, seat_name, Loaded, Status, Waiting};
 use super::{GameError, Games, Settings};
@@ -104,24 +104,51 @@ fn play(
 
 /// [`play`] without a transaction, where the move is one of the many that
 /// write nothing but the game row, the move and its events (see
-/// `journal::append_alone`): the game read as it stands, then one
-/// statement that stores the move only if the game row is still as read.
+/// `journal::append_alone`): the game as this process last stored it
+/// (`games::cache`, on the database `database`) or else read as it stands,
+/// then one statement that stores the move only if the game is still so.
 /// Nothing is left to read for the answer (no proposal waits and the game
 /// goes on), so once the move is stored nothing can fail. `None` when the
 /// move is not such a move, or the game changed in between: then [`play`]
 /// does it in a transaction, and answers every other case as it should
 /// (a repeated move, a stale ply, an illegal move, a vacation to end).
+/// Else the answer, and the game to keep.
 fn play_alone(
     conn: &mut DbConnection,
     settings: &Settings,
+    database: Option<&str>,
     user_id: &str,
     game_id: &str,
     submission: &MoveSubmission,
     now: NaiveDateTime,
-) -> Result<Option<GameState>, GameError> {
+) -> Result<Option<(GameState, Loaded)>, GameError> {
+    if let Some(kept) = database.and_then(|d| super::cache::take(d, game_id)) {
+        match play_quietly(conn, settings, &kept, user_id, submission, now)? {
+            Alone::Stored(next) => return stored(conn, *next).map(Some),
+            // What was kept may be behind: the game decides.
+            Alone::Changed | Alone::Unfit => {}
+        }
+    }
     let g = load(conn, game_id)?;
+    match play_quietly(conn, settings, &g, user_id, submission, now)? {
+        Alone::Stored(next) => stored(conn, *next).map(Some),
+        Alone::Changed | Alone::Unfit => Ok(None),
+    }
+}
+
+/// The caller's move in `g`, by `journal::append_alone`, if nothing but the
+/// move happens: the caller's turn at the ply named, with no vacation to
+/// end, no draw offered or standing, and no premoves or proposals waiting.
+fn play_quietly(
+    conn: &mut DbConnection,
+    settings: &Settings,
+    g: &Loaded,
+    user_id: &str,
+    submission: &MoveSubmission,
+    now: NaiveDateTime,
+) -> Result<Alone, GameError> {
     let Ok(seat) = g.joined_seat(user_id) else {
-        return Ok(None);
+        return Ok(Alone::Unfit);
     };
     let quiet = g.row_stamp.is_some()
         && g.status() == Status::Active
@@ -135,12 +162,14 @@ fn play_alone(
         .then(|| Move::parse(&submission.notation).ok())
         .flatten()
     else {
-        return Ok(None);
+        return Ok(Alone::Unfit);
     };
-    match append_alone(conn, settings, &g, Action::Move(mv), Some(user_id), now)? {
-        Some(next) => answer(conn, next).map(Some),
-        None => Ok(None),
-    }
+    append_alone(conn, settings, g, Action::Move(mv), Some(user_id), now)
+}
+
+/// The answer for a game just stored by [`append_alone`], and the game.
+fn stored(conn: &mut DbConnection, next: Loaded) -> Result<(GameState, Loaded), GameError> {
+    Ok((answer(conn, next.clone())?, next))
 }
 
 /// The state to answer with, read in the change's own transaction: once it
@@ -193,10 +222,16 @@ pub async fn play_move(
 ) -> Result<GameState, GameError> {
     let (settings, caller, id) = (games.settings, caller.to_owned(), game_id.to_owned());
     db::run(&games.pool, move |conn| {
+        let database = db::database_url(conn);
         let alone = db::outside_transaction(conn, |conn| {
-            play_alone(conn, &settings, &caller, &id, &submission, now)
+            let database = database.as_deref();
+            play_alone(conn, &settings, database, &caller, &id, &submission, now)
         })?;
-        if let Some(state) = alone {
+        if let Some((state, next)) = alone {
+            // Kept once the write's news went round (which forgets the game).
+            if let Some(database) = &database {
+                super::cache::keep(database, next);
+            }
             return Ok(state);
         }
         db::write_transaction(conn, |conn| {

@@ -162,6 +162,13 @@ impl Game {
         }
     }
 
+    /// The same game taken up where it stands, as [`Game::resume`] would
+    /// take it up from what it stores: its [`Game::entries`] emptied.
+    pub fn taken_up_here(mut self) -> Game {
+        self.entries.clear();
+        self
+    }
+
     /// The positions that occurred, with their counts (R31).
     pub fn repetitions(&self) -> &Repetitions {
         &self.seen

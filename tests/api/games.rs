@@ -293,6 +293,70 @@ async fn racing_submissions_store_one_move(backend: Backend) {
     }
 }
 
+/// A process may keep a game as it last stored it (on PostgreSQL), to store
+/// the next move without reading the game first. A change it was never told
+/// of — written here behind the server's back, as by a process whose
+/// wake-up was lost — is still seen: the move is judged against the game as
+/// it stands, its row, its seats and their holders' accounts.
+async fn a_game_changed_unannounced_is_read_again(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("kept").await;
+    let id = app.started_game(&t, json!({})).await;
+    // Three moves through the one process: each stores the game it keeps.
+    app.play_all(&t, &id, &["3d4d", "10m10l"]).await;
+    let mv = game_legal(&app, &t.tokens[2], &id).await.remove(0);
+    let game = app.play_all(&t, &id, &[mv.as_str()]).await;
+    assert_eq!(
+        (game["ply"].as_i64(), game["to_move"].as_str()),
+        (Some(4), Some("first"))
+    );
+
+    // A draw offer by Middle, standing, on the game's row (R36).
+    let offer = json!({
+        "by": "middle",
+        "accepted": ["middle"],
+        "ply": 4,
+        "offered_at": app.clock.now().format("%Y-%m-%dT%H:%M:%S").to_string(),
+    });
+    app.execute_sql(&format!(
+        "UPDATE games SET draw_offer = '{offer}' WHERE id = '{id}'"
+    ))
+    .await;
+    // First moves instead of answering: that declines it (R36).
+    let mv = game_legal(&app, &t.tokens[0], &id).await.remove(0);
+    let game = app.play_all(&t, &id, &[mv.as_str()]).await;
+    assert_eq!(game["draw_offer"], Value::Null);
+    let declined = crate::helpers::heard(&app, &t, 1, &id, "game.draw_declined").await;
+    assert_eq!(declined.len(), 1, "{declined:?}");
+    assert_eq!(declined[0]["reason"], "moved");
+    assert_eq!(declined[0]["seat"], "first");
+
+    // Last's account renamed: Middle's move answers with the new name.
+    app.execute_sql("UPDATE users SET username = 'keptcarol2' WHERE username = 'keptcarol'")
+        .await;
+    let mv = game_legal(&app, &t.tokens[1], &id).await.remove(0);
+    let game = app.play_all(&t, &id, &[mv.as_str()]).await;
+    assert_eq!(game["players"][2]["username"], "keptcarol2", "{game}");
+
+    // Last's seat left by its account (as an operator might): Last's move is
+    // no longer theirs to make.
+    let ply = game["ply"].as_i64().unwrap();
+    let mv = game_legal(&app, &t.tokens[2], &id).await.remove(0);
+    app.execute_sql(&format!(
+        "UPDATE game_seats SET user_id = NULL WHERE game_id = '{id}' AND seat = 'last'"
+    ))
+    .await;
+    let res = app.play_move(&t.tokens[2], &id, &mv, ply).await;
+    assert_problem(res, StatusCode::FORBIDDEN, "not-a-player").await;
+    let moves: Value = app
+        .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(moves.as_array().unwrap().len(), 5);
+}
+
 async fn game_legal(app: &crate::helpers::TestApp, token: &str, id: &str) -> Vec<String> {
     let g = app.game_json(token, id).await;
     g["legal_moves"]
@@ -683,6 +747,7 @@ on_both_backends!(
     voluntary_alliance_by_proposal,
     illegal_stale_and_repeated_submissions,
     racing_submissions_store_one_move,
+    a_game_changed_unannounced_is_read_again,
     time_out_eliminates_and_play_goes_on,
     etag_and_not_modified,
     record_round_trip_and_board_picture,
