@@ -41,10 +41,10 @@ pub struct StoredGame {
 macro_rules! stamp_of_g {
     () => {
         "(g.xmin::text || '/' || COALESCE(( \
-             SELECT string_agg(s.xmin::text || ':' || COALESCE(u.xmin::text, '-'), ',' \
-                               ORDER BY s.seat) \
-             FROM game_seats s LEFT JOIN users u ON u.id = s.user_id \
-             WHERE s.game_id = g.id), '') || '/' || COALESCE(( \
+             SELECT string_agg(s.xmin::text || ':' || COALESCE(( \
+                                   SELECT u.xmin::text FROM users u WHERE u.id = s.user_id), '-'), \
+                               ',' ORDER BY s.seat) \
+             FROM game_seats s WHERE s.game_id = g.id), '') || '/' || COALESCE(( \
              SELECT c.xmin::text FROM users c WHERE c.id = g.created_by), '-'))"
     };
 }
