@@ -4,7 +4,10 @@
 //! has `--clients` concurrent clients submit moves (each a legal move chosen
 //! by a seeded generator, by whoever is to move) until every game has had
 //! `--moves` moves or ended. Prints moves per second and latency
-//! percentiles of the move requests alone. Then, for `--read-seconds` each,
+//! percentiles of the move requests alone, and (on Linux) the whole
+//! machine's CPU time per move over the middle three fifths of the moves:
+//! a figure that, unlike a rate, does not move with the machine's other
+//! load or its disk, for comparing builds run back to back. Then, for `--read-seconds` each,
 //! the same clients read: `GET /healthz` (the anchor), a game with a
 //! matching `If-None-Match` (304), and the full game (200), anonymously and
 //! as a player, and the game list (`my_turn=true` and the default order,
@@ -141,6 +144,54 @@ async fn set_up(client: &Client, run: &str, n: usize) -> Table {
     }
 }
 
+/// Moves stored so far, by every client.
+static MOVES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The whole machine's CPU time so far, busy and idle, in clock ticks, and
+/// its number of processors (Linux's `/proc/stat`; `None` elsewhere).
+fn machine_ticks() -> Option<(u64, u64, usize)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let mut lines = stat.lines();
+    let total: Vec<u64> = lines
+        .next()?
+        .split_whitespace()
+        .skip(1)
+        .map(|n| n.parse().unwrap_or(0))
+        .collect();
+    let cpus = lines.filter(|l| l.starts_with("cpu")).count();
+    // user nice system idle iowait irq softirq steal
+    let at = |i: usize| total.get(i).copied().unwrap_or(0);
+    let busy = at(0) + at(1) + at(2) + at(5) + at(6) + at(7);
+    Some((busy, at(3) + at(4), cpus))
+}
+
+/// Samples the moves stored and the machine's CPU time every 50 ms until
+/// `stop`; then the machine's CPU time per move (every process: server,
+/// database, this load) over the middle three fifths of the moves, away
+/// from the start and the stragglers at the end, in µs.
+fn cpu_per_move(stop: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Option<f64> {
+    let mut samples = Vec::new();
+    let started = Instant::now();
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        let moves = MOVES.load(std::sync::atomic::Ordering::Relaxed);
+        samples.push((started.elapsed(), moves, machine_ticks()?));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let total = MOVES.load(std::sync::atomic::Ordering::Relaxed);
+    let middle: Vec<_> = samples
+        .iter()
+        .filter(|(_, m, _)| *m * 5 >= total && *m * 5 <= total * 4)
+        .collect();
+    let (first, last) = (middle.first()?, middle.last()?);
+    let (moves, wall) = (last.1 - first.1, (last.0 - first.0).as_secs_f64());
+    let (busy, idle) = (last.2 .0 - first.2 .0, last.2 .1 - first.2 .1);
+    if moves == 0 || busy + idle == 0 {
+        return None;
+    }
+    let busy_seconds = wall * first.2 .2 as f64 * busy as f64 / (busy + idle) as f64;
+    Some(busy_seconds * 1e6 / moves as f64)
+}
+
 /// Plays one move in each of `tables` in turn until each is done; the
 /// latency of every move request.
 async fn play(client: &Client, mut tables: Vec<Table>, moves: usize, seed: u64) -> Vec<Duration> {
@@ -166,6 +217,7 @@ async fn play(client: &Client, mut tables: Vec<Table>, moves: usize, seed: u64) 
                 )
                 .await;
             latencies.push(started.elapsed());
+            MOVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             assert_eq!(status, 201, "move {mv} in {}: {answer}", t.id);
             t.game.play(mv).expect("a legal move");
             t.played += 1;
@@ -332,6 +384,11 @@ fn main() {
             shares[i % args.clients].push(t);
         }
         let client = std::sync::Arc::new(client);
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let sampler = std::thread::spawn({
+            let stop = stop.clone();
+            move || cpu_per_move(stop)
+        });
         let started = Instant::now();
         let tasks: Vec<_> = shares
             .into_iter()
@@ -347,6 +404,8 @@ fn main() {
             latencies.extend(t.await.unwrap());
         }
         let elapsed = started.elapsed();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let cpu = sampler.join().unwrap();
         latencies.sort();
         if latencies.is_empty() {
             list_as(&client, args.list_as.as_deref(), args.read_seconds).await;
@@ -363,6 +422,11 @@ fn main() {
             percentile(&latencies, 0.99),
             percentile(&latencies, 1.0),
         );
+        if let Some(us) = cpu {
+            println!(
+                "  the machine's CPU time per move (all processes, middle three fifths): {us:.0} µs"
+            );
+        }
         if let Some(tps) = anchor_tps {
             let rate = latencies.len() as f64 / elapsed.as_secs_f64();
             println!("  moves/s of pgbench's transactions/s: {:.3}", rate / tps);
