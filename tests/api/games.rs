@@ -73,12 +73,7 @@ async fn checkmate_then_resignation(backend: Backend) {
         .await;
     assert_problem(res, StatusCode::GONE, "game-over").await;
 
-    let moves: Value = app
-        .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let moves = app.move_list(&id).await;
     let moves = moves.as_array().unwrap();
     assert_eq!(moves.len(), 5);
     assert_eq!(moves[0]["notation"], "2g10k+");
@@ -245,12 +240,7 @@ async fn illegal_stale_and_repeated_submissions(backend: Backend) {
     assert_eq!(again.status(), StatusCode::CREATED);
     let again: Value = again.json().await.unwrap();
     assert_eq!(again["ply"], 2);
-    let moves: Value = app
-        .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let moves = app.move_list(&id).await;
     assert_eq!(moves.as_array().unwrap().len(), 1);
     // A different move for a ply already played is stale.
     let res = app.play_move(&t.tokens[0], &id, "3c4c", 1).await;
@@ -283,12 +273,7 @@ async fn racing_submissions_store_one_move(backend: Backend) {
             "{codes:?}"
         );
         assert!(codes.contains(&StatusCode::CONFLICT), "{codes:?}");
-        let moves: Value = app
-            .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
-            .await
-            .json()
-            .await
-            .unwrap();
+        let moves = app.move_list(&id).await;
         assert_eq!(moves.as_array().unwrap().len(), round + 1);
     }
 }
@@ -348,12 +333,7 @@ async fn a_game_changed_unannounced_is_read_again(backend: Backend) {
     .await;
     let res = app.play_move(&t.tokens[2], &id, &mv, ply).await;
     assert_problem(res, StatusCode::FORBIDDEN, "not-a-player").await;
-    let moves: Value = app
-        .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let moves = app.move_list(&id).await;
     assert_eq!(moves.as_array().unwrap().len(), 5);
 }
 
@@ -399,12 +379,7 @@ async fn time_out_eliminates_and_play_goes_on(backend: Backend) {
         "{game}"
     );
     assert_eq!(game["to_move"], "last");
-    let moves: Value = second
-        .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let moves = second.move_list(&id).await;
     let timeouts = moves
         .as_array()
         .unwrap()

@@ -81,12 +81,7 @@ async fn r36_an_agreed_three_way_draw(backend: Backend) {
     }
     let res = post(&app, &t, 0, &id, "draw/offer").await;
     assert_problem(res, StatusCode::GONE, "game-over").await;
-    let moves: Value = app
-        .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let moves = app.move_list(&id).await;
     let last = moves.as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["kind"], "draw_agreed", "{last}");
     let record = app
@@ -508,12 +503,7 @@ async fn a_premove_chain_across_two_players_resolves_at_once(backend: Backend) {
     assert_eq!(game["ply"], 4, "{game}");
     assert_eq!(game["to_move"], "first");
     assert_eq!(game["last_move"]["move"], "10d8d");
-    let moves: Value = app
-        .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let moves = app.move_list(&id).await;
     let played: Vec<(Value, Value, Value)> = moves
         .as_array()
         .unwrap()
@@ -713,12 +703,7 @@ async fn racing_processes_play_a_premove_once(backend: Backend) {
             1,
             "{codes:?}"
         );
-        let moves: Value = app
-            .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
-            .await
-            .json()
-            .await
-            .unwrap();
+        let moves = app.move_list(&id).await;
         let played: Vec<(Value, Value)> = moves
             .as_array()
             .unwrap()

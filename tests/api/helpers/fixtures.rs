@@ -85,6 +85,15 @@ impl TestApp {
         res.json().await.unwrap()
     }
 
+    /// The game's move list (`GET /api/v1/games/{id}/moves`), anonymously.
+    pub async fn move_list(&self, id: &str) -> Value {
+        let res = self
+            .request(Method::GET, &format!("/api/v1/games/{id}/moves"))
+            .await;
+        assert_eq!(res.status(), StatusCode::OK);
+        res.json().await.unwrap()
+    }
+
     pub async fn play_move(&self, bearer: &str, id: &str, mv: &str, ply: i64) -> Response {
         self.authed(
             Method::POST,
