@@ -7,7 +7,10 @@ use diesel::prelude::*;
 use super::schema::{chat_messages as cm, chat_mutes as mu, game_notes as gn};
 use super::DbConnection;
 
-/// A message as stored: to the whole table when `to_seat` is None.
+/// A message as stored: to the whole table when `to_seat` is None; else
+/// private, to the account `to_user_id` (None: to nobody but its writer, for
+/// messages written before recipients were stored whose seat was not yet
+/// taken).
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = cm)]
 pub struct ChatRow {
@@ -18,6 +21,7 @@ pub struct ChatRow {
     pub to_seat: Option<String>,
     pub body: String,
     pub created_at: NaiveDateTime,
+    pub to_user_id: Option<UserId>,
 }
 
 pub fn insert(conn: &mut DbConnection, row: &ChatRow) -> QueryResult<()> {
@@ -51,28 +55,53 @@ pub fn written_since(
         .load(conn)
 }
 
-/// The messages after number `after` that `seat` may read (to the table, or
-/// private to or from it), oldest first, at most `limit`.
-pub fn visible_after(
-    conn: &mut DbConnection,
-    game_id: &str,
-    seat: &str,
-    after: i32,
-    limit: i64,
-) -> QueryResult<Vec<ChatRow>> {
+/// The messages `reader` may read: to the table, or private from or to them.
+fn visible_to<'a>(
+    game_id: &'a str,
+    reader: &'a str,
+) -> cm::BoxedQuery<'a, <DbConnection as Connection>::Backend> {
     cm::table
         .filter(cm::game_id.eq(game_id))
-        .filter(cm::n.gt(after))
         .filter(
             cm::to_seat
                 .is_null()
-                .or(cm::to_seat.eq(seat))
-                .or(cm::from_seat.eq(seat)),
+                .or(cm::user_id.eq(reader))
+                .or(cm::to_user_id.eq(reader)),
         )
+        .into_boxed()
+}
+
+/// The messages `reader` may read after the first `skip` of them, oldest
+/// first, at most `limit`. Readers number what they may read 1, 2, 3…, so the
+/// numbers say nothing of private messages between the other two.
+pub fn visible_page(
+    conn: &mut DbConnection,
+    game_id: &str,
+    reader: &str,
+    skip: i64,
+    limit: i64,
+) -> QueryResult<Vec<ChatRow>> {
+    visible_to(game_id, reader)
         .order(cm::n.asc())
+        .offset(skip)
         .limit(limit)
         .select(ChatRow::as_select())
         .load(conn)
+}
+
+/// The number `reader` knows message `n` by: how many of the messages they
+/// may read are numbered `n` or lower in the game.
+pub fn number_for(
+    conn: &mut DbConnection,
+    game_id: &str,
+    reader: &str,
+    n: i32,
+) -> QueryResult<i32> {
+    visible_to(game_id, reader)
+        .filter(cm::n.le(n))
+        .count()
+        .get_result::<i64>(conn)
+        .map(|c| i32::try_from(c).unwrap_or(i32::MAX))
 }
 
 /// Who muted the game's table chat.

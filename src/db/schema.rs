@@ -198,6 +198,7 @@ diesel::table! {
         to_seat -> Nullable<Text>,
         body -> Text,
         created_at -> Timestamp,
+        to_user_id -> Nullable<Text>,
     }
 }
 

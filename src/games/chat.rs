@@ -1,8 +1,12 @@
 //! Table talk: messages to the whole table or private between two players
 //! (to negotiate an alliance, say: the third player never sees them, not in
-//! the chat, the events, the mail or the webhooks). Players only. Messages are
-//! stored as written and numbered per game under the game's lock; the game's
-//! version is untouched (its view does not show them). Each player may write
+//! the chat, the events, the mail or the webhooks). Players only. A private
+//! message is addressed to the account in the seat when it is written, never
+//! to whoever holds the seat later. Messages are stored as written and
+//! numbered per game under the game's lock; each reader sees them numbered
+//! among what they may read, so the numbers do not betray private messages
+//! between the other two. The game's version is untouched (its view does not
+//! show them). Each player may write
 //! a few per minute in a game, counted from the stored messages, so every
 //! server process counts the same.
 
@@ -13,8 +17,9 @@ use crate::db::chat::ChatRow;
 use crate::db::{self, DbConnection};
 use crate::rules::Player;
 
-use super::events::{self, emit, GameEvent, Players};
+use super::events::{self, GameEvent, Players};
 use super::model::{load, load_for_update, seat_name, Loaded};
+use super::states::SeatState;
 use super::{GameError, Games};
 
 /// The longest message, in characters.
@@ -36,8 +41,14 @@ pub struct NewMessage {
     pub to: Recipient,
 }
 
-/// A message and its writer's username.
-pub type Message = (ChatRow, Option<String>);
+/// A message as one reader sees it.
+pub struct Message {
+    /// Its number among the messages this reader may read: 1, 2, 3…
+    pub n: i32,
+    pub row: ChatRow,
+    /// The writer's username.
+    pub username: Option<String>,
+}
 
 /// What a player reads: the messages and whether they muted the table.
 pub struct ChatPage {
@@ -97,11 +108,13 @@ pub async fn post_message(
                         "a message goes to the table or to another player",
                     ))
                 }
-                Recipient::Seat(p) if g.seat(p).user_id.is_none() => {
+                // Only a player who has joined may be written to: an
+                // invitation can be declined and the seat taken by another.
+                Recipient::Seat(p) if g.seat(p).state != SeatState::Joined => {
                     return Err(GameError::invalid(
                         "to",
                         "empty-seat",
-                        format!("nobody sits in the {} seat yet", seat_name(p)),
+                        format!("nobody has taken the {} seat yet", seat_name(p)),
                     ))
                 }
                 other => other,
@@ -120,11 +133,16 @@ pub async fn post_message(
                 },
                 body: message.text,
                 created_at: now,
+                to_user_id: match to {
+                    Recipient::Table => None,
+                    Recipient::Seat(p) => g.seat(p).user_id.clone().map(UserId::from),
+                },
             };
             db::chat::insert(conn, &row)?;
             tell(conn, &g, &row, to, now)?;
             let username = g.seat(seat).name().map(str::to_owned);
-            Ok((row, username))
+            let n = db::chat::number_for(conn, &id, &caller, row.n)?;
+            Ok(Message { n, row, username })
         })
     })
     .await
@@ -144,27 +162,34 @@ fn tell(
     };
     let recipients: Vec<String> = match to {
         Recipient::Table => g.player_ids(),
-        Recipient::Seat(p) => g.seat(p).user_id.iter().cloned().collect(),
+        Recipient::Seat(_) => row.to_user_id.iter().map(|u| u.to_string()).collect(),
     };
     let from = super::model::parse_seat_name(&row.from_seat).expect("written above");
-    let event = GameEvent::Chat(events::ChatPosted {
-        n: row.n,
-        from: row.from_seat.clone(),
-        username: g.seat(from).name().map(str::to_owned),
-        to: row.to_seat.clone().unwrap_or_else(|| "all".into()),
-        text: row.body.clone(),
-        players: Players::of(g),
-    });
-    let to = recipients
+    let to: Vec<&str> = recipients
         .iter()
         .map(String::as_str)
         .filter(|u| *u != row.user_id.as_str())
-        .filter(|u| !muted.iter().any(|m| m.as_str() == *u));
-    emit(conn, &g.row.id, to, event, now)?;
+        .filter(|u| !muted.iter().any(|m| m.as_str() == *u))
+        .collect();
+    // One event per recipient: each knows the message by their own number.
+    let mut events = Vec::with_capacity(to.len());
+    for user in to {
+        let event = GameEvent::Chat(events::ChatPosted {
+            n: db::chat::number_for(conn, &g.row.id, user, row.n)?,
+            from: row.from_seat.clone(),
+            username: g.seat(from).name().map(str::to_owned),
+            to: row.to_seat.clone().unwrap_or_else(|| "all".into()),
+            text: row.body.clone(),
+            players: Players::of(g),
+        });
+        events.push((vec![user], event));
+    }
+    events::emit_all(conn, &g.row.id, events, now)?;
     Ok(())
 }
 
-/// The messages after number `after` the caller may read, oldest first.
+/// The messages the caller may read after the first `after` of them (their
+/// own numbering), oldest first.
 pub async fn read_messages(
     games: &Games,
     caller: &UserId,
@@ -175,12 +200,17 @@ pub async fn read_messages(
     let (caller, id) = (caller.to_owned(), game_id.to_owned());
     db::run(&games.pool, move |conn| {
         let g = load(conn, &id)?;
-        let seat = player_seat(&g, &caller)?;
-        let rows =
-            db::chat::visible_after(conn, &id, seat_name(seat), after, limit.clamp(1, MAX_PAGE))
-                .map_err(|e| super::model::of_row(e, format!("the chat of game {id}")))?;
+        player_seat(&g, &caller)?;
+        let rows = db::chat::visible_page(
+            conn,
+            &id,
+            &caller,
+            i64::from(after),
+            limit.clamp(1, MAX_PAGE),
+        )
+        .map_err(|e| super::model::of_row(e, format!("the chat of game {id}")))?;
         let mut messages = Vec::with_capacity(rows.len());
-        for row in rows {
+        for (n, row) in (after + 1..).zip(rows) {
             let from = super::model::parse_seat_name(&row.from_seat).ok_or_else(|| {
                 anyhow::anyhow!(
                     "chat message {} of game {id} has no seat {:?}",
@@ -188,8 +218,8 @@ pub async fn read_messages(
                     row.from_seat
                 )
             })?;
-            let name = g.seat(from).name().map(str::to_owned);
-            messages.push((row, name));
+            let username = g.seat(from).name().map(str::to_owned);
+            messages.push(Message { n, row, username });
         }
         let table_muted = db::chat::muted(conn, &id)?
             .iter()

@@ -283,7 +283,8 @@ pub struct DrawDeclined {
     pub players: Players,
 }
 
-/// A chat message: `n` its number in the game, `to` `all` or the one seat it
+/// A chat message: `n` its number among the messages its recipient may read,
+/// `to` `all` or the one seat it
 /// is for (a private message goes to that player alone).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatPosted {

@@ -339,6 +339,184 @@ async fn private_chat_is_invisible_to_the_third_player(backend: Backend) {
     ok(say(&app, &t, 1, &id, &"ä".repeat(500), "all").await).await;
 }
 
+/// The chat `who` reads, as (number, text).
+async fn numbered_chat_of(app: &TestApp, token: &str, id: &str, after: i64) -> Vec<(i64, String)> {
+    let page = ok(app
+        .authed(
+            Method::GET,
+            &format!("/api/v1/games/{id}/chat?after={after}"),
+            token,
+            None,
+        )
+        .await)
+    .await;
+    page["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["n"].as_i64().unwrap(),
+                m["text"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// A private message is addressed to a person, not to a seat: whoever takes
+/// a seat later never reads what was written to it before.
+async fn a_private_message_is_for_a_person_not_a_seat(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("pa").await;
+    let mallory = {
+        let user = app.register_user("pamallory").await;
+        app.tokens_for(&user).await.access
+    };
+    let body = json!({"seat": "first", "invite": [t.names[1], t.names[2]]});
+    let game = ok(app.create_game(&t.tokens[0], &body).await).await;
+    let id = game["id"].as_str().unwrap().to_owned();
+    ok(app.join_game(&t.tokens[1], &id).await).await;
+    app.clock.advance(chrono::Duration::minutes(1));
+
+    // Carol is invited but has not joined: her seat is nobody's yet.
+    let res = say(&app, &t, 0, &id, "Carol, ally with me?", "last").await;
+    let problem = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    assert_eq!(crate::helpers::error_fields(&problem), ["to"], "{problem}");
+    ok(say(&app, &t, 0, &id, "Bob, ally with me?", "middle").await).await;
+    // A message the old server stored for the invited seat (it refused only
+    // seats without an invitation).
+    let quoted = |s: &str| s.replace('\'', "''");
+    app.execute_sql(&format!(
+        "INSERT INTO chat_messages (game_id, n, user_id, from_seat, to_seat, body, created_at) \
+         SELECT game_id, 2, user_id, 'first', 'last', '{}', created_at FROM chat_messages \
+         WHERE game_id = '{}' AND n = 1",
+        quoted("Carol, it's me"),
+        quoted(&id)
+    ))
+    .await;
+    app.clock.advance(chrono::Duration::minutes(1));
+
+    // Carol declines; Mallory takes the seat.
+    ok(app
+        .authed(
+            Method::POST,
+            &format!("/api/v1/games/{id}/decline"),
+            &t.tokens[2],
+            None,
+        )
+        .await)
+    .await;
+    app.clock.advance(chrono::Duration::minutes(1));
+    ok(app.join_game(&mallory, &id).await).await;
+    let game = app.game_json(&mallory, &id).await;
+    assert_eq!(game["status"], "active", "{game}");
+    ok(app
+        .authed(
+            Method::POST,
+            &format!("/api/v1/games/{id}/chat"),
+            &mallory,
+            Some(&json!({"text": "hello, table", "to": "all"})),
+        )
+        .await)
+    .await;
+
+    // Stored messages get their recipient as the migration gives it: the
+    // seat's holder only if they had joined before the message was written.
+    let up = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        format!(
+            "migrations/{}/2026-12-11-000000_chat_recipients/up.sql",
+            backend.dir()
+        ),
+    ))
+    .unwrap();
+    app.execute_sql("UPDATE chat_messages SET to_user_id = NULL")
+        .await;
+    let code: String = up
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("--"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    for statement in code.split(';').map(str::trim) {
+        if !statement.is_empty() && !statement.starts_with("ALTER") {
+            app.execute_sql(statement).await;
+        }
+    }
+
+    assert_eq!(
+        numbered_chat_of(&app, &mallory, &id, 0).await,
+        [(1, "hello, table".to_owned())],
+        "Mallory reads nothing written before she sat down"
+    );
+    assert_eq!(
+        numbered_chat_of(&app, &t.tokens[1], &id, 0).await,
+        [
+            (1, "Bob, ally with me?".to_owned()),
+            (2, "hello, table".to_owned())
+        ]
+    );
+    assert_eq!(
+        numbered_chat_of(&app, &t.tokens[0], &id, 0).await,
+        [
+            (1, "Bob, ally with me?".to_owned()),
+            (2, "Carol, it's me".to_owned()),
+            (3, "hello, table".to_owned())
+        ],
+        "the writer still reads what they wrote"
+    );
+    let mallory_heard: Vec<Value> = app.events(&mallory, &id).await;
+    assert!(
+        !mallory_heard.iter().any(|e| e["type"] == "game.chat"),
+        "{mallory_heard:?}"
+    );
+    let res = app
+        .authed(
+            Method::GET,
+            &format!("/api/v1/games/{id}/chat"),
+            &t.tokens[2],
+            None,
+        )
+        .await;
+    assert_problem(res, StatusCode::FORBIDDEN, "not-a-player").await;
+}
+
+/// Each reader numbers the messages they may read 1, 2, 3…: the third player
+/// cannot count the private messages between the other two (in the chat, the
+/// answers and the events).
+async fn chat_is_numbered_per_reader(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("np").await;
+    let id = app.started_game(&t, json!({})).await;
+    let sent = ok(say(&app, &t, 1, &id, "one for all", "all").await).await;
+    assert_eq!(sent["n"], 1);
+    for (i, text) in ["psst 1", "psst 2"].iter().enumerate() {
+        let sent = ok(say(&app, &t, 1, &id, text, "last").await).await;
+        assert_eq!(sent["n"], i as i64 + 2);
+    }
+    let sent = ok(say(&app, &t, 2, &id, "two for all", "all").await).await;
+    assert_eq!(sent["n"], 4, "Carol read the two private ones");
+
+    let alice = numbered_chat_of(&app, &t.tokens[0], &id, 0).await;
+    assert_eq!(
+        alice,
+        [(1, "one for all".to_owned()), (2, "two for all".to_owned())]
+    );
+    assert_eq!(
+        numbered_chat_of(&app, &t.tokens[0], &id, 1).await,
+        [(2, "two for all".to_owned())],
+        "after is in the reader's numbering"
+    );
+    assert_eq!(numbered_chat_of(&app, &t.tokens[2], &id, 3).await.len(), 1);
+    let numbers = |events: Vec<Value>| -> Vec<i64> {
+        events.iter().map(|e| e["n"].as_i64().unwrap()).collect()
+    };
+    assert_eq!(numbers(heard(&app, &t, 0, &id, "game.chat").await), [1, 2]);
+    assert_eq!(numbers(heard(&app, &t, 1, &id, "game.chat").await), [4]);
+    assert_eq!(
+        numbers(heard(&app, &t, 2, &id, "game.chat").await),
+        [1, 2, 3]
+    );
+}
+
 async fn chat_is_rate_limited_and_the_table_can_be_muted(backend: Backend) {
     let app = spawn_app_with(backend, |s| s.limits.chat_messages.max = 3).await;
     let t = app.trio("rl").await;
@@ -808,6 +986,8 @@ on_both_backends!(
     premoves_are_cleared_by_an_alliance_and_a_draw_offer,
     notes_are_private_to_their_writer,
     private_chat_is_invisible_to_the_third_player,
+    a_private_message_is_for_a_person_not_a_seat,
+    chat_is_numbered_per_reader,
     chat_is_rate_limited_and_the_table_can_be_muted,
     r36_an_agreed_three_way_draw,
     r36_a_draw_declined_by_moving_withdrawn_and_lapsed,

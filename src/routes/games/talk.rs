@@ -9,9 +9,8 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::{query, seat_param};
 use crate::auth::Authenticated;
-use crate::db::chat::ChatRow;
 use crate::error::{ApiError, Problem};
-use crate::games::chat::{self, NewMessage, Recipient};
+use crate::games::chat::{self, Message, NewMessage, Recipient};
 use crate::games::notes;
 use crate::routes::json::ApiJson;
 use crate::routes::{utc, AuthProblems, JsonBodyProblems};
@@ -39,7 +38,9 @@ fn all() -> String {
 /// One chat message.
 #[derive(Serialize, ToSchema)]
 pub struct ChatMessageView {
-    /// Its number in the game: 1, 2, 3… (pass the last one read as `after`).
+    /// Its number among the messages you may read: 1, 2, 3… (pass the last one
+    /// read as `after`). Each reader has their own numbering, so it says nothing
+    /// of private messages between the other two players.
     #[schema(example = 7)]
     pub n: i32,
     /// The writer's seat.
@@ -55,9 +56,9 @@ pub struct ChatMessageView {
 }
 
 impl ChatMessageView {
-    fn of(row: ChatRow, username: Option<String>) -> Self {
+    fn of(Message { n, row, username }: Message) -> Self {
         Self {
-            n: row.n,
+            n,
             from: row.from_seat,
             username,
             to: row.to_seat.unwrap_or_else(all),
@@ -79,7 +80,8 @@ pub struct ChatPageView {
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ChatQuery {
-    /// Only messages after this number (default 0: from the first).
+    /// Only messages after this number, in your numbering (default 0: from the
+    /// first).
     #[param(minimum = 0)]
     pub after: Option<i32>,
     /// At most this many (1–200, default 100).
@@ -119,9 +121,8 @@ pub async fn post(
     };
     let now = state.clock.now();
     let message = NewMessage { text, to };
-    let (row, username) =
-        chat::post_message(&state.games, &auth.user_id, &path, message, now).await?;
-    Ok(HttpResponse::Created().json(ChatMessageView::of(row, username)))
+    let message = chat::post_message(&state.games, &auth.user_id, &path, message, now).await?;
+    Ok(HttpResponse::Created().json(ChatMessageView::of(message)))
 }
 
 /// The chat you may read: messages to the table and your private ones, oldest
@@ -158,11 +159,7 @@ pub async fn read(
     }
     let page = chat::read_messages(&state.games, &auth.user_id, &path, after, limit).await?;
     Ok(HttpResponse::Ok().json(ChatPageView {
-        messages: page
-            .messages
-            .into_iter()
-            .map(|(row, name)| ChatMessageView::of(row, name))
-            .collect(),
+        messages: page.messages.into_iter().map(ChatMessageView::of).collect(),
         table_muted: page.table_muted,
     }))
 }

@@ -16,6 +16,16 @@ pub enum Backend {
     Postgres,
 }
 
+impl Backend {
+    /// The folder of its migrations under `migrations/`.
+    pub fn dir(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "sqlite",
+            Backend::Postgres => "postgres",
+        }
+    }
+}
+
 /// Whether tests on `backend` can run here. PostgreSQL needs
 /// `TEST_DATABASE_URL`; without it the tests are skipped, unless `CI=true`,
 /// where a missing database is a failure.
