@@ -283,6 +283,7 @@ fn run(
             .wrap(ErrorHandlers::new().default_handler(error::render_bare_error))
             .wrap(from_fn(routes::headers::security_headers))
             .wrap(from_fn(routes::health::watch_unavailability))
+            .wrap(from_fn(routes::nul::refuse_nul))
             .wrap(from_fn(routes::limits::per_client))
             .wrap(from_fn(telemetry::trace_request))
             .configure(routes::configure)

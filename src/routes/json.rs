@@ -104,6 +104,20 @@ where
 /// Deserialises a body, telling syntax errors (400) from shape errors (422).
 /// Every body is a JSON object (serde would also take an array of fields).
 pub fn parse<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    // A NUL in any string is refused before the body means anything (see
+    // routes::nul); the full walk runs only when the text holds the escape.
+    if super::nul::may_hold_nul(body) {
+        if let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) {
+            let mut path = String::new();
+            if super::nul::nul_in_json(&value, &mut path) {
+                return Err(super::nul::nul_in(if path.is_empty() {
+                    "."
+                } else {
+                    &path
+                }));
+            }
+        }
+    }
     let de = &mut serde_json::Deserializer::from_slice(body);
     match serde_path_to_error::deserialize::<_, T>(de) {
         Ok(_) if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') => {

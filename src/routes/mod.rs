@@ -14,6 +14,7 @@ pub mod json;
 pub mod limits;
 pub mod me;
 pub mod notifications;
+pub mod nul;
 pub mod openapi;
 mod problems;
 pub mod ratings;

@@ -121,7 +121,100 @@ async fn wrong_methods_are_405(backend: Backend) {
     }
 }
 
+/// A NUL character anywhere in a path, a query parameter or a JSON body: the
+/// same clear answer on both databases, never a 500 (PostgreSQL cannot hold a
+/// NUL in text). Every path and query parameter of the document is tried.
+async fn a_nul_character_is_refused_the_same_on_both_databases(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let user = app.register_user("nulcaller").await;
+    let token = app.tokens_for(&user).await.access;
+    let doc: serde_json::Value = app.openapi_json().await.json().await.unwrap();
+    let mut tried = 0;
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            let params: Vec<&serde_json::Value> = op["parameters"]
+                .as_array()
+                .map(|a| a.iter().filter(|p| p["in"] != "header").collect())
+                .unwrap_or_default();
+            let filled = |nul: Option<&str>| {
+                let mut url = path.clone();
+                let mut query = Vec::new();
+                for p in &params {
+                    let name = p["name"].as_str().unwrap();
+                    let value = if nul == Some(name) { "ab%00c" } else { "x1" };
+                    if p["in"] == "path" {
+                        url = url.replace(&format!("{{{name}}}"), value);
+                    } else if nul == Some(name) {
+                        query.push(format!("{name}={value}"));
+                    }
+                }
+                if query.is_empty() {
+                    url
+                } else {
+                    format!("{url}?{}", query.join("&"))
+                }
+            };
+            for p in &params {
+                let name = p["name"].as_str().unwrap();
+                let url = filled(Some(name));
+                let res = app
+                    .client
+                    .request(method.clone(), app.url(&url))
+                    .bearer_auth(&token)
+                    .json(&serde_json::json!({}))
+                    .send()
+                    .await
+                    .unwrap();
+                if p["in"] == "path" {
+                    assert_problem(res, StatusCode::NOT_FOUND, "not-found").await;
+                } else {
+                    let problem =
+                        assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed")
+                            .await;
+                    assert_eq!(error_fields(&problem), [name], "{method} {url}");
+                    assert_eq!(problem["errors"][0]["code"], "nul-character");
+                }
+                tried += 1;
+            }
+        }
+    }
+    assert!(tried >= 50, "only {tried} parameters in the document");
+
+    // The same in a JSON body: logging in, and deep in an array.
+    let res = app
+        .client
+        .post(app.url("/api/v1/auth/token"))
+        .json(&serde_json::json!({"username": "nulcaller\u{0}", "password": "whatever-it-is"}))
+        .send()
+        .await
+        .unwrap();
+    let problem = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    assert_eq!(error_fields(&problem), ["username"]);
+    let res = app
+        .authed(
+            Method::POST,
+            "/api/v1/games",
+            &token,
+            Some(&serde_json::json!({"invite": ["someone", "bo\u{0}b"]})),
+        )
+        .await;
+    let problem = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
+    assert_eq!(error_fields(&problem), ["invite[1]"]);
+    // A backslash before u0000 is text, not a NUL.
+    let res = app
+        .client
+        .post(app.url("/api/v1/auth/token"))
+        .header("content-type", "application/json")
+        .body(r#"{"username": "nulcaller\\u0000", "password": "whatever-it-is"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+}
+
 crate::on_both_backends!(
+    a_nul_character_is_refused_the_same_on_both_databases,
     malformed_json_is_400,
     wrong_shape_is_422_naming_the_field,
     wrong_content_type_is_415,
