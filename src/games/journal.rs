@@ -448,10 +448,23 @@ fn append_as(
         // and the move that led here stands.
         use diesel::Connection as _;
         let played = conn.transaction(|conn| {
+            // A premove is a move: it ends its player's vacation, in every
+            // game (this one's clocks change too, so it is read again).
+            let on_vacation = next
+                .seat_of(&user)
+                .is_some_and(|s| s.vacation_until.is_some_and(|u| u > now));
+            let reread;
+            let from = if on_vacation && super::vacation::end_for_move(conn, settings, &user, now)?
+            {
+                reread = super::model::load_for_update(conn, &next.row.id)?;
+                &reread
+            } else {
+                &next
+            };
             append_as(
                 conn,
                 settings,
-                &next,
+                from,
                 Action::Move(mv),
                 Some(&user),
                 now,

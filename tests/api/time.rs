@@ -315,6 +315,43 @@ async fn a_vacation_stops_the_clock_until_a_move_ends_it(backend: Backend) {
     assert_problem(res, StatusCode::CONFLICT, "game-state").await;
 }
 
+/// A premove played for a player on vacation is a move: it ends the vacation
+/// (`game.player_back`, reason `moved`), so no one plays on through premoves
+/// while their clocks stand still.
+async fn a_premove_played_ends_its_players_vacation(backend: Backend) {
+    let app = fast(backend).await;
+    let t = rested_trio(&app, "pmv", 41).await;
+    let id = app.started_game(&t, json!({"days_per_move": 1})).await;
+    let other = app.started_game(&t, json!({"days_per_move": 1})).await;
+    // Bob (middle) answers 3d4d with 12l8d, then goes away.
+    ok(app
+        .authed(
+            Method::PUT,
+            &format!("/api/v1/games/{id}/premoves"),
+            &t.tokens[1],
+            Some(&json!({"lines": [["3d4d", "12l8d"]]})),
+        )
+        .await)
+    .await;
+    ok(vacation(&app, &t.tokens[1], Method::POST, Some(json!({"days": 3}))).await).await;
+    let game = app.game_json(&t.tokens[0], &id).await;
+    assert!(game["players"][1]["vacation_until"].is_string(), "{game}");
+
+    let game = app.play_all(&t, &id, &["3d4d"]).await;
+    assert_eq!(game["ply"], 3, "the premove played: {}", game["last_move"]);
+    assert_eq!(game["players"][1]["vacation_until"], Value::Null, "{game}");
+    let v = ok(vacation(&app, &t.tokens[1], Method::GET, None).await).await;
+    assert_eq!(v["current"], Value::Null, "{v}");
+    for game_id in [&id, &other] {
+        let told = heard(&app, &t, 0, game_id, "game.player_back").await;
+        assert_eq!(told.len(), 1, "{game_id}: {told:?}");
+        assert_eq!(told[0]["reason"], "moved");
+        assert_eq!(told[0]["seat"], "middle");
+    }
+    let elsewhere = app.game_json(&t.tokens[0], &other).await;
+    assert_eq!(elsewhere["players"][1]["vacation_until"], Value::Null);
+}
+
 async fn a_vacation_ends_early_or_when_its_days_run_out(backend: Backend) {
     let app = fast(backend).await;
     let t = rested_trio(&app, "back", 30).await;
@@ -429,6 +466,7 @@ async fn giving_time(backend: Backend) {
 
 on_both_backends!(
     time_controls_are_checked,
+    a_premove_played_ends_its_players_vacation,
     r35_a_fischer_bank_runs_out,
     weekends_pause_in_the_zone_of_the_player_to_move,
     a_vacation_stops_the_clock_until_a_move_ends_it,
