@@ -218,8 +218,9 @@ pub(super) fn offer(
     let mut g = g;
     g.set_draw_offer(Some(&offer));
     save(conn, &mut g, now)?;
-    // Premoves were checked against a game without an offer.
-    db::premoves::clear_game(conn, &g.row.id)?;
+    // Premoves stand: one that plays is a move like any other, and declines
+    // the offer if its player has not accepted (so an offer is no way to
+    // wipe the others' premoves).
     let actor = g.seat(seat).user_id.clone();
     let everyone = g.player_ids();
     let event = GameEvent::DrawOffered(events::DrawOffered {

@@ -433,8 +433,9 @@ fn append_as(
         _ => None,
     };
     if let (Some(offer), Some(ended)) = (&standing_offer, offer_ended) {
-        // The one who moved knows; everyone hears of a withdrawal.
-        let skip = actor.filter(|_| ended.0 == super::draws::Ended::Moved);
+        // The one who moved knows (unless the server played their premove);
+        // everyone hears of a withdrawal.
+        let skip = actor.filter(|_| ended.0 == super::draws::Ended::Moved && !premove);
         super::draws::report_end(conn, &next, offer, ended, skip, now)?;
     }
     // The action's events (and, unless a premove plays next, the next

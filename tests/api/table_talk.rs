@@ -822,16 +822,27 @@ async fn premoves_are_cleared_by_an_alliance_and_a_draw_offer(backend: Backend) 
     let id = app.started_game(&t, json!({})).await;
     let lines = json!([["2g10k+", "12l8d"]]);
     ok(premove(&app, &t, 1, &id, lines.clone()).await).await;
-    ok(post(&app, &t, 2, &id, "draw/offer").await).await;
-    assert_eq!(
-        premoves_of(&app, &t, 1, &id).await,
-        None,
-        "a draw offer clears them"
+    // A draw offer is no way to wipe the others' premoves: Middle's stands,
+    // plays, and like any move declines the offer.
+    ok(post(&app, &t, 0, &id, "draw/offer").await).await;
+    assert!(
+        premoves_of(&app, &t, 1, &id).await.is_some(),
+        "the offer leaves them"
     );
-    ok(post(&app, &t, 2, &id, "draw/decline").await).await;
+    let game = app.play_all(&t, &id, &["2g10k+"]).await;
+    assert_eq!(game["last_move"]["move"], "12l8d", "{}", game["last_move"]);
+    assert_eq!(game["draw_offer"], Value::Null);
+    for who in [0, 1, 2] {
+        let declined = heard(&app, &t, who, &id, "game.draw_declined").await;
+        assert_eq!(declined.len(), 1, "player {who}: {declined:?}");
+        assert_eq!(declined[0]["reason"], "moved");
+        assert_eq!(declined[0]["seat"], "middle");
+    }
+    app.play_all(&t, &id, &["10d8d"]).await;
 
+    let lines = json!([["1d2e", "12k11j"]]);
     ok(premove(&app, &t, 1, &id, lines.clone()).await).await;
-    ok(premove(&app, &t, 2, &id, json!([["2g10k+", "12l8d", "10d8d"]])).await).await;
+    ok(premove(&app, &t, 2, &id, json!([["1d2e", "12k11j", "10f9f"]])).await).await;
     let p: Value = app
         .authed(
             Method::POST,
@@ -857,7 +868,7 @@ async fn premoves_are_cleared_by_an_alliance_and_a_draw_offer(backend: Backend) 
         assert_eq!(premoves_of(&app, &t, who, &id).await, None, "player {who}");
     }
     // Nothing is played for Middle after First's move.
-    let game = app.play_all(&t, &id, &["2g10k+"]).await;
+    let game = app.play_all(&t, &id, &["1d2e"]).await;
     assert_eq!(game["to_move"], "middle");
 }
 
