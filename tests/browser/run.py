@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""Browser tests of the web client, in Chromium driven by Playwright.
+
+    SANNIN_WEB_URL=http://127.0.0.1:8080 python3 tests/browser/run.py
+
+Needs a running server at SANNIN_WEB_URL (default http://127.0.0.1:8080),
+Playwright for Python (`pip install playwright`) and a Chromium binary (the
+OS package: `apt-get install chromium`; or SANNIN_CHROMIUM=/path). Without
+them the tests print that they are skipped and exit 0, unless CI=true, when
+that is a failure.
+
+Other settings:
+  SANNIN_SCREENSHOTS   where screenshots go (default target/browser-screenshots)
+  SANNIN_MAIL_DIR      the server's mail folder, if readable: the test then
+                       follows the verification link through /verify
+  SANNIN_BROWSER_HEADED=1  show the browser
+"""
+
+import glob
+import os
+import re
+import secrets
+import shutil
+import sys
+import time
+import traceback
+import urllib.parse
+import urllib.request
+
+BASE = os.environ.get("SANNIN_WEB_URL", "http://127.0.0.1:8080").rstrip("/")
+SHOTS = os.environ.get("SANNIN_SCREENSHOTS", "target/browser-screenshots")
+CI = os.environ.get("CI", "").lower() == "true"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+PASSWORD = "pale tangerine hexagon orchard"
+
+
+def skip(reason):
+    if CI:
+        print(f"browser tests: FAILED (CI=true): {reason}")
+        sys.exit(1)
+    print(f"browser tests: skipped: {reason}")
+    sys.exit(0)
+
+
+def find_chromium():
+    env = os.environ.get("SANNIN_CHROMIUM")
+    if env:
+        return env if os.path.exists(env) else None
+    for name in ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"):
+        if os.path.exists(name):
+            return name
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+class Checks:
+    """Collects what the page does that it should not: outside requests, console errors."""
+
+    def __init__(self):
+        self.outside = []
+        self.console = []
+        self.failures = []
+        self.passed = []
+
+    def watch(self, page):
+        origin = urllib.parse.urlsplit(BASE)
+
+        def on_request(req):
+            u = urllib.parse.urlsplit(req.url)
+            if u.scheme in ("data", "blob", "about"):
+                return
+            if (u.scheme, u.netloc) != (origin.scheme, origin.netloc):
+                self.outside.append(req.url)
+
+        page.on("request", on_request)
+        page.on("console", lambda m: m.type == "error" and self.console.append(f"{m.text} ({page.url})"))
+        page.on("pageerror", lambda e: self.console.append(f"uncaught: {e} ({page.url})"))
+
+    def check(self, name, fn):
+        try:
+            fn()
+            self.passed.append(name)
+            print(f"  ok    {name}")
+        except Exception as e:  # noqa: BLE001 - report every failing step and go on
+            self.failures.append(f"{name}: {e}")
+            print(f"  FAIL  {name}: {e}")
+            traceback.print_exc(limit=3)
+
+
+def main():
+    try:
+        with urllib.request.urlopen(BASE + "/healthz", timeout=5) as r:
+            r.read()
+    except Exception as e:  # noqa: BLE001
+        skip(f"no server at {BASE} ({e})")
+    try:
+        from playwright.sync_api import expect, sync_playwright
+    except ImportError:
+        skip("Playwright for Python is not installed (pip install playwright)")
+    chromium = find_chromium()
+    if not chromium:
+        skip("no Chromium binary (apt-get install chromium, or set SANNIN_CHROMIUM)")
+
+    os.makedirs(SHOTS, exist_ok=True)
+    expect.set_options(timeout=20000)
+    checks = Checks()
+    user = "web" + secrets.token_hex(4)
+    state = {}
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=ARGS,
+                                    headless=os.environ.get("SANNIN_BROWSER_HEADED") != "1")
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = ctx.new_page()
+        checks.watch(page)
+
+        def register():
+            page.goto(BASE + "/")
+            expect(page.get_by_role("link", name="Register").first).to_be_visible()
+            page.get_by_role("link", name="Register").first.click()
+            expect(page.get_by_role("heading", name="Register")).to_be_visible()
+            page.get_by_label("Username").fill(user)
+            page.get_by_label("Email").fill(f"{user}@example.com")
+            page.get_by_label("Password").fill(PASSWORD)
+            page.get_by_role("button", name="Register").click()
+            expect(page.get_by_role("heading", name="My games")).to_be_visible()
+            expect(page.get_by_role("button", name="Log out")).to_be_visible()
+
+        def refused_field_shows_detail():
+            # A second registration with the same name: the refusal sits next to Username.
+            other = ctx.new_page()
+            checks.watch(other)
+            other.goto(BASE + "/register")
+            other.get_by_label("Username").fill(user)
+            other.get_by_label("Email").fill(f"{user}2@example.com")
+            other.get_by_label("Password").fill(PASSWORD)
+            other.evaluate("localStorage.getItem('sannin.session')")  # same storage; registering does not use it
+            other.get_by_role("button", name="Register").click()
+            err = other.locator(".field-error:not([hidden])").first
+            expect(err).to_contain_text("already taken")
+            # The browser itself logs the refused request; that line is expected here.
+            checks.console[:] = [c for c in checks.console if "409" not in c]
+            other.close()
+
+        def verify_address():
+            mail_dir = os.environ.get("SANNIN_MAIL_DIR")
+            if not mail_dir:
+                print("        (SANNIN_MAIL_DIR not set: verification link not followed)")
+                return
+            token = None
+            for _ in range(30):
+                for f in sorted(glob.glob(os.path.join(mail_dir, "*.eml")), key=os.path.getmtime, reverse=True):
+                    text = open(f, encoding="utf-8", errors="replace").read()
+                    if f"{user}@example.com" not in text:
+                        continue
+                    flat = text.replace("=\r\n", "").replace("=\n", "").replace("=3D", "=")
+                    m = re.search(r"verify\?token=([A-Za-z0-9_.\-]+)", flat)
+                    if m:
+                        token = m.group(1)
+                        break
+                if token:
+                    break
+                time.sleep(0.5)
+            assert token, "no verification mail found"
+            page.goto(f"{BASE}/verify?token={token}")
+            expect(page.locator("main [role=status]")).to_contain_text("is confirmed")
+
+        def new_game():
+            page.get_by_role("link", name="New game").first.click()
+            expect(page.get_by_role("heading", name="New game")).to_be_visible()
+            page.get_by_label("Your seat").select_option("first")
+            # Opponents default to computer players of levels 1 and 2.
+            page.get_by_role("button", name="Start the game").click()
+            page.wait_for_url(re.compile(r"/games/[0-9a-f-]{36}$"))
+            state["game"] = page.url.rsplit("/", 1)[1]
+            expect(page.locator("[data-cell='7g']")).to_have_count(1)
+            expect(page.locator("[data-cell]")).to_have_count(127)
+            expect(page.locator(".banner")).to_contain_text("Your move")
+
+        def play_by_clicking():
+            page.evaluate("window.__sameDocument = true")
+            page.locator("[data-cell='3d']").click()
+            expect(page.locator("[data-cell='4d'].dest")).to_have_count(1)
+            page.locator("[data-cell='4d']").click()
+            page.get_by_role("button", name="Move", exact=True).click()
+            expect(page.locator(".banner")).not_to_contain_text("Your move", timeout=10000)
+
+        def bots_reply_live():
+            # Both computer players answer; the page hears it from the stream.
+            expect(page.locator(".banner")).to_contain_text("Your move", timeout=60000)
+            assert page.evaluate("window.__sameDocument === true"), "the page was reloaded"
+            expect(page.locator(".move-list li")).to_have_count(3)
+            # Both opponents' moves are on the board.
+            arrows = page.locator("svg.board line.arrow")
+            assert arrows.count() >= 1, "no arrows for the opponents' moves"
+
+        def play_by_keyboard():
+            mine = page.locator("[data-cell][aria-label*=', your ']")
+            for i in range(mine.count()):
+                cell = mine.nth(i)
+                cell.focus()
+                page.keyboard.press("Enter")
+                if page.locator("[data-cell].dest").count():
+                    break
+            dest = page.locator("[data-cell].dest").first
+            assert dest.count(), "no piece with a legal move"
+            dest.focus()
+            page.keyboard.press("Enter")
+            focused = page.evaluate("document.activeElement.textContent")
+            assert focused.startswith("Move"), f"focus is on {focused!r}, not the Move button"
+            page.keyboard.press("Enter")
+            expect(page.locator(".move-list li")).to_have_count(4)
+            # Arrow keys walk the board.
+            page.locator("[data-cell='7g']").focus()
+            page.keyboard.press("ArrowLeft")
+            moved = page.evaluate("document.activeElement.dataset.cell")
+            assert moved and moved != "7g", "ArrowLeft did not move the focus"
+            expect(page.locator(".banner")).to_contain_text("Your move", timeout=60000)
+
+        def hands_and_text():
+            text = page.locator(".text-board")
+            assert "First" in text.inner_text() or page.get_by_text("The board as text").count()
+            page.get_by_text("The board as text").click()
+            expect(text).to_contain_text("king 1d")
+
+        def chat():
+            page.get_by_label("Message", exact=True).fill("Good luck to both of you")
+            page.get_by_role("button", name="Send").click()
+            expect(page.locator(".chat-list")).to_contain_text("Good luck to both of you")
+
+        def screenshots():
+            page.screenshot(path=os.path.join(SHOTS, "game-1280.png"), full_page=True)
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.wait_for_timeout(300)
+            page.screenshot(path=os.path.join(SHOTS, "game-390.png"), full_page=True)
+            page.set_viewport_size({"width": 1280, "height": 900})
+            dark = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme="dark")
+            stored = page.evaluate("JSON.stringify(localStorage.getItem('sannin.session'))")
+            dark.add_init_script(f"localStorage.setItem('sannin.session', {stored})")
+            dp = dark.new_page()
+            checks.watch(dp)
+            dp.goto(f"{BASE}/games/{state['game']}")
+            expect(dp.locator("[data-cell]")).to_have_count(127)
+            expect(dp.locator(".player-list li")).to_have_count(3)
+            dp.wait_for_timeout(500)
+            dp.screenshot(path=os.path.join(SHOTS, "game-390-dark.png"), full_page=True)
+            dp.set_viewport_size({"width": 1280, "height": 900})
+            dp.wait_for_timeout(300)
+            dp.screenshot(path=os.path.join(SHOTS, "game-1280-dark.png"), full_page=True)
+            dp.goto(f"{BASE}/")
+            expect(dp.get_by_role("heading", name="My games")).to_be_visible()
+            dp.wait_for_timeout(500)
+            dp.screenshot(path=os.path.join(SHOTS, "home-1280-dark.png"), full_page=True)
+            dark.close()
+
+        def spectator():
+            anon = browser.new_context(viewport={"width": 390, "height": 844})
+            sp = anon.new_page()
+            checks.watch(sp)
+            sp.goto(f"{BASE}/games/{state['game']}")
+            expect(sp.locator("[data-cell]")).to_have_count(127)
+            expect(sp.locator(".banner")).to_contain_text("You are watching")
+            expect(sp.get_by_role("button", name="Resign")).to_have_count(0)
+            expect(sp.get_by_role("link", name="Download the game record")).to_be_visible()
+            sp.screenshot(path=os.path.join(SHOTS, "spectator-390.png"), full_page=True)
+            anon.close()
+
+        def offer_draw():
+            page.get_by_role("button", name="Offer draw").click()
+            # Computer players answer at once: the offer stands, is declined, or the game ends drawn.
+            page.wait_for_function(
+                """() => { const t = document.body.innerText;
+                   return /offered a draw|Offer draw|Drawn/.test(t) && !document.querySelector('button[disabled]') }""",
+                timeout=20000)
+            state["drawn"] = "Drawn" in page.locator(".banner").inner_text()
+
+        def resign():
+            if state.get("drawn"):
+                # The bots took the draw; resign in a fresh game instead.
+                new_game()
+            page.get_by_role("button", name="Resign").click()
+            dialog = page.get_by_role("dialog")
+            expect(dialog).to_contain_text("Resign this game?")
+            dialog.get_by_role("button", name="Yes, resign").click()
+            expect(page.locator(".player[data-seat='first']")).to_contain_text("Out: resigned")
+            expect(page.get_by_role("button", name="Resign")).to_have_count(0)
+
+        def home_lists_game():
+            page.get_by_role("link", name="My games").click()
+            expect(page.get_by_role("heading", name="My games")).to_be_visible()
+            expect(page.locator(".game-item").first).to_be_visible()
+            page.screenshot(path=os.path.join(SHOTS, "home-1280.png"), full_page=True)
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.screenshot(path=os.path.join(SHOTS, "home-390.png"), full_page=True)
+            page.goto(BASE + "/new")
+            expect(page.get_by_role("heading", name="New game")).to_be_visible()
+            page.screenshot(path=os.path.join(SHOTS, "new-390.png"), full_page=True)
+            page.set_viewport_size({"width": 1280, "height": 900})
+
+        def stays_logged_in_and_logs_out():
+            # A forced expiry: the client refreshes its tokens and carries on.
+            page.evaluate("""() => { const s = JSON.parse(localStorage.getItem('sannin.session'));
+                                     s.expiresAt = Date.now() - 1000; localStorage.setItem('sannin.session', JSON.stringify(s)); }""")
+            old = page.evaluate("JSON.parse(localStorage.getItem('sannin.session')).refresh")
+            page.goto(BASE + "/settings")
+            expect(page.get_by_role("heading", name="Settings")).to_be_visible()
+            expect(page.get_by_label("Time zone")).to_be_visible()
+            new = page.evaluate("JSON.parse(localStorage.getItem('sannin.session')).refresh")
+            assert new != old, "the refresh token was not rotated"
+            page.screenshot(path=os.path.join(SHOTS, "settings-1280.png"), full_page=True)
+            page.get_by_role("button", name="Log out").click()
+            expect(page.get_by_role("heading", name="Log in")).to_be_visible()
+            page.get_by_label("Username").fill(user)
+            page.get_by_label("Password").fill(PASSWORD)
+            page.get_by_role("button", name="Log in").click()
+            expect(page.get_by_role("heading", name="My games")).to_be_visible()
+
+        print(f"browser tests against {BASE} (Chromium {browser.version}), user {user}")
+        steps = [
+            ("register", register),
+            ("a refusal is shown next to its field", refused_field_shows_detail),
+            ("verify the address through /verify", verify_address),
+            ("start a game against two computer players", new_game),
+            ("play a move by clicking cells", play_by_clicking),
+            ("the bots' replies arrive without a reload", bots_reply_live),
+            ("play a move with the keyboard alone", play_by_keyboard),
+            ("the board as text", hands_and_text),
+            ("chat to the table", chat),
+            ("screenshots, light and dark", screenshots),
+            ("watch the game without logging in", spectator),
+            ("offer a draw", offer_draw),
+            ("resign with confirmation", resign),
+            ("home lists the game", home_lists_game),
+            ("tokens refresh; log out and in", stays_logged_in_and_logs_out),
+        ]
+        for name, fn in steps:
+            failed = len(checks.failures)
+            checks.check(name, fn)
+            if fn is new_game and len(checks.failures) > failed:
+                break  # nothing after it can run without the game
+        browser.close()
+
+    if checks.outside:
+        checks.failures.append(f"requests outside the server: {sorted(set(checks.outside))}")
+    if checks.console:
+        checks.failures.append(f"console errors: {checks.console}")
+    print(f"screenshots in {os.path.abspath(SHOTS)}")
+    if checks.failures:
+        print("browser tests: FAILED")
+        for f in checks.failures:
+            print(f"  - {f}")
+        sys.exit(1)
+    print(f"browser tests: {len(checks.passed)} passed")
+
+
+if __name__ == "__main__":
+    main()
