@@ -139,7 +139,8 @@ onSession(async (s) => {
 });
 
 // Tell about my events that happen away from their game's page.
-app.onEvent((ev) => {
+app.onEvent((ev) => setTimeout(() => {
+  // Later, so that a game just created or joined here is the page by then.
   if (location.pathname === `/games/${ev.game_id}`) return;
   const words = {
     'game.your_turn': 'It is your move in a game.',
@@ -151,7 +152,7 @@ app.onEvent((ev) => {
     'game.chat': 'New chat message in one of your games.',
   }[ev.type];
   if (words) toast(h('span', {}, `${words} `, h('a', { href: `/games/${ev.game_id}` }, 'Open the game')));
-});
+}, 1500));
 
 (async () => {
   await app.loadMe();

@@ -1,7 +1,18 @@
 // Words about games shared by the pages: who sits where, what state a game is in.
 
+import { session } from './api.js';
 import { SEAT_NAME, resultWords } from './position.js';
 import { duration, h, shortWhen, timeControlWords, when } from './ui.js';
+
+/**
+ * My player in a game: `your_seat` once I sit in it, else (an invitation
+ * not yet answered, where the API gives no `your_seat`) by my username.
+ */
+export function myPlayer(g) {
+  const s = session();
+  return g.players.find((p) => p.seat === g.your_seat)
+    || (s ? g.players.find((p) => p.username === s.username) : null) || null;
+}
 
 export function playerName(p) {
   if (!p) return '';
@@ -13,22 +24,24 @@ export function playerName(p) {
 /** seat -> display name, for a game's players. */
 export function namer(game) {
   const by = Object.fromEntries(game.players.map((p) => [p.seat, p]));
+  const mine = myPlayer(game);
   return (seat) => {
     const p = by[seat];
     const n = playerName(p);
-    return game.your_seat === seat ? `${n} (you)` : n;
+    return mine && mine.seat === seat ? `${n} (you)` : n;
   };
 }
 
 export function statusWords(g) {
   const name = namer(g);
-  const me = g.players.find((p) => p.seat === g.your_seat);
+  const me = myPlayer(g);
   switch (g.status) {
     case 'open':
-      if (me && me.state === 'invited') return 'You are invited';
+      if (me && me.state === 'invited') return 'You are invited: accept or decline';
       return 'Waiting for players';
     case 'active':
       if (g.your_turn) return 'Your move';
+      if (me && me.state === 'eliminated') return `You are out; ${name(g.to_move)} to move`;
       return g.to_move ? `${name(g.to_move)} to move` : 'In play';
     case 'finished':
       return resultWords(g.result, name) || 'Finished';

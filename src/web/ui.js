@@ -170,9 +170,15 @@ export function timeControlWords(tc) {
 
 // ---- messages ----
 
-export function toast(text, kind = 'info') {
+/** Show a message for a while; one with the same `key` replaces the last. */
+export function toast(text, kind = 'info', key = null) {
   const box = document.getElementById('toasts');
   const t = h('p', { class: ['toast', kind] }, text);
+  if (key) {
+    t.dataset.key = key;
+    box.querySelectorAll(`[data-key="${key}"]`).forEach((old) => old.remove());
+  }
   box.append(t);
+  while (box.children.length > 4) box.firstElementChild.remove();
   setTimeout(() => t.remove(), kind === 'error' ? 9000 : 5000);
 }

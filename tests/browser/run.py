@@ -165,17 +165,18 @@ def main():
             page.goto(f"{BASE}/verify?token={token}")
             expect(page.locator("main [role=status]")).to_contain_text("is confirmed")
 
-        def new_game():
+        def new_game(seat="first"):
             page.get_by_role("link", name="New game").first.click()
             expect(page.get_by_role("heading", name="New game")).to_be_visible()
-            page.get_by_label("Your seat").select_option("first")
+            page.get_by_label("Your seat").select_option(seat)
             # Opponents default to computer players of levels 1 and 2.
             page.get_by_role("button", name="Start the game").click()
             page.wait_for_url(re.compile(r"/games/[0-9a-f-]{36}$"))
             state["game"] = page.url.rsplit("/", 1)[1]
             expect(page.locator("[data-cell='7g']")).to_have_count(1)
             expect(page.locator("[data-cell]")).to_have_count(127)
-            expect(page.locator(".banner")).to_contain_text("Your move")
+            if seat == "first":
+                expect(page.locator(".banner")).to_contain_text("Your move")
 
         def play_by_clicking():
             page.evaluate("window.__sameDocument = true")
@@ -266,13 +267,15 @@ def main():
             anon.close()
 
         def offer_draw():
-            page.get_by_role("button", name="Offer draw").click()
-            # Computer players answer at once: the offer stands, is declined, or the game ends drawn.
-            page.wait_for_function(
-                """() => { const t = document.body.innerText;
-                   return /offered a draw|Offer draw|Drawn/.test(t) && !document.querySelector('button[disabled]') }""",
-                timeout=20000)
+            with page.expect_response(lambda r: r.url.endswith("/draw/offer") and r.request.method == "POST") as resp:
+                page.get_by_role("button", name="Offer draw").click()
+            assert resp.value.status == 200, f"draw offer answered {resp.value.status}"
+            # Computer players answer at once: they decline, or the game ends drawn.
+            expect(page.locator("body")).to_contain_text(
+                re.compile(r"declined the draw|You offered a draw|Drawn"), timeout=20000)
+            page.wait_for_timeout(1000)
             state["drawn"] = "Drawn" in page.locator(".banner").inner_text()
+            print(f"        (the computer players {'accepted' if state['drawn'] else 'did not accept'})")
 
         def resign():
             if state.get("drawn"):
@@ -284,6 +287,63 @@ def main():
             dialog.get_by_role("button", name="Yes, resign").click()
             expect(page.locator(".player[data-seat='first']")).to_contain_text("Out: resigned")
             expect(page.get_by_role("button", name="Resign")).to_have_count(0)
+
+        def play_any_move():
+            """Click the first piece that has a move, and a destination; wait for my next turn."""
+            if "Your move" not in page.locator(".banner").inner_text():
+                return False
+            before = page.locator(".move-list li").count()
+            mine = page.locator("[data-cell][aria-label*=', your ']")
+            for i in range(mine.count()):
+                mine.nth(i).click()
+                if page.locator("[data-cell].dest").count():
+                    break
+            page.locator("[data-cell].dest").first.click()
+            page.locator(".move-bar button.primary").click()
+            expect(page.locator(".banner")).not_to_contain_text("Your move", timeout=10000)
+            expect(page.locator(".move-list li")).not_to_have_count(before)
+            page.wait_for_function(
+                "() => /Your move|won|Drawn|out of this game/.test(document.querySelector('.banner').textContent)",
+                timeout=60000)
+            return "Your move" in page.locator(".banner").inner_text()
+
+        def promotion_and_drop():
+            # A second game, from the Middle seat: at its first turn Middle's bishop
+            # may take Last's pawn on 8d and may promote there (optional promotion).
+            new_game(seat="middle")
+            expect(page.locator(".banner")).to_contain_text("Your move", timeout=60000)
+            moves = page.evaluate("""async (id) => {
+                const s = JSON.parse(localStorage.getItem('sannin.session'));
+                const r = await fetch('/api/v1/games/' + id, {headers: {Authorization: 'Bearer ' + s.access}});
+                return (await r.json()).legal_moves || []; }""", state["game"])
+            both = sorted(m for m in moves if m.endswith("+") and m[:-1] in moves)
+            assert both, "no optional promotion among the legal moves"
+            move = "12l8d+" if "12l8d+" in both else both[0]
+            cells = re.findall(r"\d{1,2}[a-m]", move)
+            page.locator(f"[data-cell='{cells[0]}']").click()
+            page.locator(f"[data-cell='{cells[1]}']").click()
+            expect(page.get_by_role("button", name="Move without promoting")).to_be_visible()
+            page.get_by_role("button", name="Move and promote").click()
+            expect(page.locator(".move-list li.owner-middle")).to_contain_text("promotes")
+            expect(page.locator(".move-list li")).to_have_count(4, timeout=60000)
+            expect(page.locator(".banner")).to_contain_text("Your move")
+            # Drop a piece from the hand: when no drop is legal now (a check, say),
+            # play on for a few turns until one is.
+            for _ in range(4):
+                hand = page.locator(".hand-bar button[data-hand]:not([disabled])")
+                if hand.count():
+                    hand.first.click()
+                    expect(page.locator("[data-cell].dest").first).to_be_visible()
+                    page.locator("[data-cell].dest").first.click()
+                    page.get_by_role("button", name="Move", exact=True).click()
+                    expect(page.locator(".move-list li.owner-middle").last).to_contain_text("Drops a")
+                    break
+                if not play_any_move():
+                    print("        (the game ended before a drop was possible)")
+                    break
+            else:
+                print("        (no drop was possible in four turns)")
+            page.screenshot(path=os.path.join(SHOTS, "game2-1280.png"), full_page=True)
 
         def home_lists_game():
             page.get_by_role("link", name="My games").click()
@@ -330,6 +390,7 @@ def main():
             ("watch the game without logging in", spectator),
             ("offer a draw", offer_draw),
             ("resign with confirmation", resign),
+            ("promotion choice and a drop from the hand", promotion_and_drop),
             ("home lists the game", home_lists_game),
             ("tokens refresh; log out and in", stays_logged_in_and_logs_out),
         ]

@@ -3,7 +3,7 @@
 
 import { api } from '../api.js';
 import { createBoard } from '../board.js';
-import { deadlineWords, namer, playerName, statusWords } from '../games.js';
+import { deadlineWords, myPlayer, namer, playerName, statusWords } from '../games.js';
 import {
   CELLS, HAND_ORDER, PIECE_NAME, SEAT_LETTER, SEAT_NAME, SEATS, describeEffect, describeMove,
   eliminationWords, parseMove, parsePosition, pieceWords,
@@ -98,7 +98,7 @@ export async function render(main, { params, app }) {
     st.game = g;
     st.etag = etag || null;
     st.pos = parsePosition(g.position);
-    if (!st.view) st.view = g.your_seat || 'middle';
+    if (!st.view) st.view = g.your_seat || (myPlayer(g) || {}).seat || 'middle';
     if (!before || before.ply !== g.ply || before.your_turn !== g.your_turn) {
       st.selected = null; st.pending = null; st.illum = new Set();
     }
@@ -133,7 +133,7 @@ export async function render(main, { params, app }) {
   }
 
   const seated = () => !!(st.game && st.game.your_seat);
-  const me = () => st.game && st.game.players.find((p) => p.seat === st.game.your_seat);
+  const me = () => st.game && myPlayer(st.game);
   const playing = () => st.game.status === 'active' && me() && me().state === 'playing';
   const nameOf = (seat) => namer(st.game)(seat);
   const living = () => st.game.players.filter((p) => p.state === 'playing').map((p) => p.seat);
@@ -180,7 +180,7 @@ export async function render(main, { params, app }) {
     } else {
       st.selected = null;
       const p = st.pos.cells.get(name);
-      if (p && p.owner === st.game.your_seat && !(sel && sel.cell === name)) toast(`Your ${pieceWords(p, { owner: false })} on ${name} has no legal move now.`);
+      if (p && p.owner === st.game.your_seat && !(sel && sel.cell === name)) toast(`Your ${pieceWords(p, { owner: false })} on ${name} has no legal move now${me() && me().in_check ? ': you are in check' : ''}.`, 'info', 'no-move');
     }
     draw();
   }
@@ -411,7 +411,7 @@ export async function render(main, { params, app }) {
         h('div', { class: 'player-head' },
           h('span', { class: 'seat-tag' }, SEAT_NAME[p.seat]),
           p.username ? h('a', { href: `/users/${encodeURIComponent(p.username)}` }, p.username) : h('span', {}, playerName(p)),
-          g.your_seat === p.seat ? h('span', { class: 'muted' }, ' (you)') : null,
+          (me() || {}).seat === p.seat ? h('span', { class: 'muted' }, ' (you)') : null,
           bits.length ? h('span', { class: 'muted small' }, ` · ${bits.join(' · ')}`) : null),
         lines.map((l) => h('div', { class: 'small' }, l)),
         h('div', { class: 'hand-row small' }, 'In hand: ', hand.length ? hand : h('span', { class: 'muted' }, 'nothing')));
@@ -485,7 +485,7 @@ export async function render(main, { params, app }) {
               h('div', { class: 'actions' }, button('Withdraw proposal', () => post(`/alliance/proposals/${p.id}/withdraw`))));
           }
         }
-        const others = alive.filter((s) => s !== g.your_seat && !props.some((p) => p.from === g.your_seat && p.to === s));
+        const others = alive.filter((s) => s !== g.your_seat && !props.some((p) => (p.from === g.your_seat && p.to === s) || (p.from === s && p.to === g.your_seat)));
         if (others.length) rows.push(h('div', { class: 'actions' }, others.map((s) => button(`Propose alliance to ${name(s)}`, () => post('/alliance/proposals', { to: s })))));
         parts.push(h('h3', {}, 'Alliance'),
           h('p', { class: 'small muted' }, 'Two players may ally against the third: allies may not check each other, and the alliance lasts until the third is out. It promotes the third player\u2019s king.'),
@@ -702,8 +702,26 @@ export async function render(main, { params, app }) {
     if (ev.game_id !== id) return;
     if (ev.type === 'game.chat') loadChat();
     else loadGame();
+    const words = st.game && eventWords(ev);
+    if (words) toast(words);
     if (ev.type === 'game.move' || ev.type === 'game.your_turn') loadPremoves();
   });
+  function eventWords(ev) {
+    const d = ev.data || {};
+    const name = namer(st.game);
+    const who = (seat) => (seat ? name(seat) : 'Someone');
+    switch (ev.type) {
+      case 'game.draw_offered': return d.seat === st.game.your_seat ? null : `${who(d.seat)} offers a draw.`;
+      case 'game.draw_declined':
+        if (d.reason === 'declined') return `${who(d.seat)} declined the draw.`;
+        if (d.reason === 'withdrawn') return `${who(d.seat)} withdrew the draw offer.`;
+        if (d.reason === 'moved') return `${who(d.seat)} moved instead of answering: no draw.`;
+        return 'The draw offer has ended.';
+      case 'game.alliance_proposed': return `${who(d.from)} proposes an alliance to you.`;
+      case 'game.time_given': return `${who(d.from)} gave ${who(d.to)} ${d.hours} hours.`;
+      default: return null;
+    }
+  }
   const tick = setInterval(() => { if (st.game && st.game.status === 'active') { drawPlayers(); } }, 30000);
   function stop() { gameStream.close(); offEvents(); clearInterval(tick); main.classList.remove('wide'); }
 

@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { gameItem } from '../games.js';
+import { gameItem, myPlayer } from '../games.js';
 import { busy, h, toast } from '../ui.js';
 
 export async function render(main, { app, query }) {
@@ -32,7 +32,7 @@ export async function render(main, { app, query }) {
         me ? api('GET', `/users/${encodeURIComponent(me.username)}`) : null,
       ]);
       showMine(list.games);
-      showOpen(others.games.filter((g) => !g.your_seat));
+      showOpen(others.games.filter((g) => !myPlayer(g)));
       showRating(profile);
     } catch (e) {
       mine.replaceChildren(h('p', { class: 'form-error' }, e.detail));
@@ -47,7 +47,7 @@ export async function render(main, { app, query }) {
   }
 
   function showMine(games) {
-    const invited = (g) => g.status === 'open' && g.players.some((p) => p.seat === g.your_seat && p.state === 'invited');
+    const invited = (g) => g.status === 'open' && (myPlayer(g) || {}).state === 'invited';
     const yourMove = games.filter((g) => g.status === 'active' && g.your_turn);
     const invites = games.filter(invited);
     const waiting = games.filter((g) => g.status === 'active' && !g.your_turn);

@@ -2,11 +2,11 @@ import { api } from '../api.js';
 import { busy, field, formError, h, showErrors } from '../ui.js';
 
 const LEVELS = [
-  [1, 'Level 1 — plays at once, a beginner'],
-  [2, 'Level 2'],
-  [3, 'Level 3 — a fair club player'],
-  [4, 'Level 4'],
-  [5, 'Level 5 — thinks longest, strongest'],
+  [1, '1 — weakest, answers at once'],
+  [2, '2'],
+  [3, '3'],
+  [4, '4'],
+  [5, '5 — strongest, thinks longest'],
 ];
 
 function opponent(n, defaultLevel) {
