@@ -3,7 +3,7 @@
 
 import { api, logOut, onSession, session } from './api.js';
 import { follow } from './sse.js';
-import { clear, h, setTimeZone, toast } from './ui.js';
+import { append, clear, h, setTimeZone, toast } from './ui.js';
 
 const ROUTES = [
   [/^\/$/, 'home'],
@@ -103,7 +103,13 @@ async function route() {
   clear(main);
   main.removeAttribute('aria-busy');
   const query = new URLSearchParams(location.search);
-  const result = await mod.render(main, { params, query, app });
+  let result;
+  try {
+    result = await mod.render(main, { params, query, app });
+  } catch (e) {
+    if (gen === generation) append(main, h('p', { class: 'form-error' }, e.detail || 'Something went wrong on this page. Reload to try again.'));
+    return;
+  }
   if (gen !== generation) { if (typeof result === 'function') result(); return; }
   cleanup = typeof result === 'function' ? result : null;
   const heading = main.querySelector('h1');

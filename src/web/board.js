@@ -21,7 +21,7 @@ const LETTER = { K: 'K', R: 'R', B: 'B', G: 'G', S: 'S', N: 'N', L: 'L', P: 'P' 
  */
 export function createBoard({ onCell, label = 'Board' }) {
   const svg = s('svg', {
-    class: 'board', viewBox: `${-7 * U} ${-6.3 * U} ${14 * U} ${12.6 * U}`, role: 'group',
+    class: 'board', viewBox: `${-6.8 * U} ${-5.9 * U} ${13.6 * U} ${11.8 * U}`, role: 'group',
     'aria-label': label, 'aria-roledescription': 'board',
   });
   const frame = s('polygon', { class: 'frame' });

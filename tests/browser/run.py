@@ -299,7 +299,7 @@ def main():
                 if page.locator("[data-cell].dest").count():
                     break
             page.locator("[data-cell].dest").first.click()
-            page.locator(".move-bar button.primary").click()
+            page.locator(".pending-move button.primary").click()
             expect(page.locator(".banner")).not_to_contain_text("Your move", timeout=10000)
             expect(page.locator(".move-list li")).not_to_have_count(before)
             page.wait_for_function(

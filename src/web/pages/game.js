@@ -21,7 +21,7 @@ export async function render(main, { params, app }) {
   const st = {
     game: null, etag: null, pos: null, actions: [], profiles: {}, chat: [], chatMuted: false,
     selected: null, pending: null, illum: new Set(), view: null, names: localStorage.getItem(PREF_NAMES) !== '0',
-    live: 'waiting',
+    live: 'waiting', recent: [],
   };
   const myName = () => (app.me ? app.me.username : null);
 
@@ -33,8 +33,8 @@ export async function render(main, { params, app }) {
   const board = createBoard({ onCell, label: 'Board' });
   const boardWrap = h('div', { class: 'board-wrap' }, board.el);
   const myHand = h('div', { class: 'hand-bar', 'aria-label': 'Your hand' });
-  const moveBar = h('div', { class: 'move-bar', hidden: true });
-  const illumBar = h('div', { class: 'move-bar', hidden: true });
+  const moveBar = h('div', { class: 'move-bar pending-move', hidden: true });
+  const illumBar = h('div', { class: 'move-bar illumination', hidden: true });
   const namesBox = h('input', { type: 'checkbox', checked: st.names });
   const viewSel = h('select', {}, SEATS.map((s) => h('option', { value: s }, `${SEAT_NAME[s]}'s side`)));
   const textBoard = h('div', { class: 'text-board' });
@@ -192,6 +192,8 @@ export async function render(main, { params, app }) {
     st.illum = new Set();
     st.selected = (st.selected && st.selected.hand === letter) || !L.drops.has(letter) ? null : { hand: letter };
     draw();
+    const first = st.selected && CELLS.find((c) => L.drops.get(letter).some((m) => m.to === c));
+    if (first && document.activeElement && document.activeElement.matches(':focus-visible')) board.focusCell(first);
   }
 
   function choose(cands) {
@@ -229,17 +231,7 @@ export async function render(main, { params, app }) {
     title.textContent = g.players.map((p) => playerName(p)).join(' · ');
     sub.textContent = [timeControlWords(g.time_control), g.rated ? 'rated' : 'not rated',
       g.started_at ? `started ${shortWhen(g.started_at)}` : `created ${shortWhen(g.created_at)}`].join(' · ');
-    let text;
-    if (g.status === 'active') {
-      if (g.your_turn) text = 'Your move. Choose one of your pieces (or a piece in your hand), then one of the highlighted cells.';
-      else if (!g.your_seat) text = `You are watching. ${name(g.to_move)} (${SEAT_NAME[g.to_move]}) is to move.`;
-      else if (me() && me().state !== 'playing') text = `You are out of this game. ${name(g.to_move)} is to move.`;
-      else text = `Waiting for ${name(g.to_move)} (${SEAT_NAME[g.to_move]}) to move.`;
-      const dl = deadlineWords(g);
-      if (dl) text += ` ${dl}.`;
-    } else text = `${statusWords(g)}.`;
-    banner.textContent = text;
-    banner.classList.toggle('yours', !!g.your_turn);
+    drawBanner();
     document.title = `${g.your_turn ? 'Your move — ' : ''}${title.textContent} — Sannin`;
     viewSel.value = st.view;
     drawBoard();
@@ -249,6 +241,24 @@ export async function render(main, { params, app }) {
     drawActions();
     drawTextBoard();
     drawSeatedPanels();
+  }
+
+  function drawBanner() {
+    const g = st.game;
+    const name = namer(g);
+    let text;
+    if (g.status === 'active') {
+      if (g.your_turn) text = 'Your move. Choose one of your pieces (or a piece in your hand), then one of the highlighted cells.';
+      else if (!g.your_seat) text = `You are watching. ${name(g.to_move)} (${SEAT_NAME[g.to_move]}) is to move.`;
+      else if (me() && me().state !== 'playing') text = `You are out of this game. ${name(g.to_move)} is to move.`;
+      else text = `Waiting for ${name(g.to_move)} (${SEAT_NAME[g.to_move]}) to move.`;
+      const dl = deadlineWords(g);
+      if (dl) text += ` ${dl}.`;
+    } else text = `${statusWords(g)}.`;
+    const since = g.status === 'active' && g.your_seat && st.recent.length
+      ? h('span', { class: 'since' }, `Since your last move: ${st.recent.join('; ')}.`) : null;
+    clear(banner, h('span', {}, text), since);
+    banner.classList.toggle('yours', !!g.your_turn);
   }
 
   function lastMoves() {
@@ -537,6 +547,7 @@ export async function render(main, { params, app }) {
     let lastMine = -1;
     st.actions.forEach((a, i) => { if (a.kind === 'move' && a.seat === seat) lastMine = i; });
     let prev = START;
+    const recent = [];
     const items = st.actions.map((a, i) => {
       const before = parsePosition(prev);
       prev = a.position;
@@ -548,6 +559,7 @@ export async function render(main, { params, app }) {
       else if (a.kind === 'draw_agreed') words = 'Draw agreed';
       else words = a.notation;
       const effects = (a.effects || []).map((e) => describeEffect(e, name)).filter(Boolean);
+      if (lastMine >= 0 && i > lastMine) recent.push([words, ...effects].join(': '));
       return h('li', { class: ['move', `owner-${a.seat || 'none'}`, i > lastMine && lastMine >= 0 && 'recent', a.kind !== 'move' && 'event'], value: a.ply || undefined },
         h('span', { class: 'dot', 'aria-hidden': 'true' }), words,
         a.premove ? h('span', { class: 'muted small' }, ' (planned ahead)') : null,
@@ -555,6 +567,8 @@ export async function render(main, { params, app }) {
         effects.length ? h('div', { class: 'effects small' }, effects.join('. '), '.') : null);
     });
     clear(movesList, items.length ? items : h('li', { class: 'muted' }, 'No moves yet.'));
+    st.recent = recent;
+    drawBanner();
     movesList.scrollTop = movesList.scrollHeight;
   }
 
