@@ -133,7 +133,6 @@ export async function api(method, path, opts = {}) {
     if (e.name === 'AbortError') throw e;
     throw new ApiError(0, { detail: 'Cannot reach the server. Check your connection and try again.', code: 'offline' });
   }
-  if (r.status === 401 && !opts.anonymous && session() && !s) forget();
   if (!r.ok && r.status !== 304) throw new ApiError(r.status, await problemOf(r));
   let body = null;
   if (r.status !== 204 && r.status !== 304) {

@@ -69,7 +69,7 @@ export function gameItem(g, extra = []) {
   return h('li', { class: ['game-item', g.your_turn && 'your-turn'] },
     h('div', { class: 'game-line' },
       h('a', { href: `/games/${g.id}`, class: 'game-link' }, statusWords(g)),
-      h('span', { class: 'muted' }, g.status === 'active' ? `move ${g.ply}` : shortWhen(g.updated_at))),
+      h('span', { class: 'muted' }, g.status === 'active' ? `move ${g.ply}` : `${g.status === 'open' ? 'created' : 'ended'} ${shortWhen(g.status === 'open' ? g.created_at : g.updated_at)}`)),
     h('div', { class: 'players' }, players),
     h('div', { class: 'muted small' },
       [timeControlWords(g.time_control), g.rated ? 'rated' : 'not rated', dl].filter(Boolean).join(' · ')),

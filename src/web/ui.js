@@ -150,6 +150,9 @@ export function shortWhen(iso) {
   const sameDay = Math.abs(Date.now() - d) < 20 * 3600e3;
   return fmt(sameDay ? { hour: '2-digit', minute: '2-digit' } : { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' }).format(d);
 }
+export function day(iso) {
+  return iso ? fmt({ day: 'numeric', month: 'long', year: 'numeric' }).format(new Date(iso)) : '';
+}
 /** "2 days 4 hours", "35 minutes", for a number of seconds. */
 export function duration(sec) {
   if (sec <= 0) return 'no time';

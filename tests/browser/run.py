@@ -17,6 +17,7 @@ Other settings:
 """
 
 import glob
+import json
 import os
 import re
 import secrets
@@ -26,6 +27,9 @@ import time
 import traceback
 import urllib.parse
 import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import contract as api_contract  # noqa: E402
 
 BASE = os.environ.get("SANNIN_WEB_URL", "http://127.0.0.1:8080").rstrip("/")
 SHOTS = os.environ.get("SANNIN_SCREENSHOTS", "target/browser-screenshots")
@@ -56,7 +60,9 @@ def find_chromium():
 class Checks:
     """Collects what the page does that it should not: outside requests, console errors."""
 
-    def __init__(self):
+    def __init__(self, contract=None):
+        self.contract = contract
+        self.api_problems = []
         self.outside = []
         self.console = []
         self.failures = []
@@ -71,6 +77,8 @@ class Checks:
                 return
             if (u.scheme, u.netloc) != (origin.scheme, origin.netloc):
                 self.outside.append(req.url)
+            elif self.contract and u.path.startswith("/api/v1/"):
+                self.api_problems += self.contract.check_request(req.method, req.url, req.post_data)
 
         page.on("request", on_request)
         page.on("console", lambda m: m.type == "error" and self.console.append(f"{m.text} ({page.url})"))
@@ -93,6 +101,16 @@ def main():
             r.read()
     except Exception as e:  # noqa: BLE001
         skip(f"no server at {BASE} ({e})")
+    # The client's calls against the document the server serves (no browser needed).
+    with urllib.request.urlopen(BASE + "/api/v1/openapi.json", timeout=10) as r:
+        contract = api_contract.Contract(json.load(r))
+    calls, problems = api_contract.check_static(contract)
+    if problems:
+        print("browser tests: FAILED: the client calls what the API does not offer")
+        for pr in problems:
+            print(f"  - {pr}")
+        sys.exit(1)
+    print(f"API calls in the client: {len(calls)}, all operations of the served document")
     try:
         from playwright.sync_api import expect, sync_playwright
     except ImportError:
@@ -103,7 +121,7 @@ def main():
 
     os.makedirs(SHOTS, exist_ok=True)
     expect.set_options(timeout=20000)
-    checks = Checks()
+    checks = Checks(contract)
     user = "web" + secrets.token_hex(4)
     state = {}
 
@@ -403,6 +421,8 @@ def main():
 
     if checks.outside:
         checks.failures.append(f"requests outside the server: {sorted(set(checks.outside))}")
+    if checks.api_problems:
+        checks.failures.append(f"requests that do not match the API document: {sorted(set(checks.api_problems))}")
     if checks.console:
         checks.failures.append(f"console errors: {checks.console}")
     print(f"screenshots in {os.path.abspath(SHOTS)}")

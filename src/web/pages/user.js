@@ -1,6 +1,6 @@
 import { api } from '../api.js';
 import { gameItem } from '../games.js';
-import { clear, h, shortWhen } from '../ui.js';
+import { day, h, shortWhen } from '../ui.js';
 
 export async function render(main, { params, app }) {
   const name = decodeURIComponent(params[0]);
@@ -12,7 +12,7 @@ export async function render(main, { params, app }) {
   }
   const r = p.rating;
   main.append(
-    h('p', {}, p.bot ? `A computer player${p.level ? `, level ${p.level} of 5` : ''}.` : `Playing since ${shortWhen(p.created_at)}.`),
+    h('p', {}, p.bot ? `A computer player${p.level ? `, level ${p.level} of 5` : ''}.` : `Playing since ${day(p.created_at)}.`),
     h('p', {}, r ? [h('strong', { class: 'big' }, r.display.toFixed(1)), ` rating after ${r.games} rated game${r.games === 1 ? '' : 's'}${r.provisional ? ' (provisional until 10 rated games)' : ''}.`] : 'No rated games yet.'),
   );
   try {
