@@ -363,6 +363,55 @@ def main():
                 print("        (no drop was possible in four turns)")
             page.screenshot(path=os.path.join(SHOTS, "game2-1280.png"), full_page=True)
 
+        def illumination_stubbed():
+            # Illumination (R24) is rare in play, so the page is given a game of
+            # its own through stubbed answers: Middle's promoted king on 10m may
+            # capture on 3i, on 13i, or both.
+            gid = "00000000-0000-4000-8000-00000000c0de"
+            position = ("Ll1Pl1Pf1Lf/SlBlPl2PfRfSf/Gl1Pl3Pf1Gf/Kl1Pl4Pf1Kf/Gl1Nl5Nf1Gf/Sl1Pl6Pf1Sf/"
+                        "LlRlPl7PfBfLf/1Pl8Pf1/Pl9Pf/10/PmPmPmPmNmPmPmPmPm/1Bm4Rm1/LmSmGm+KmGmSmLm m - - - 2")
+            now = "2026-12-01T12:00:00Z"
+            players = [{"seat": s, "username": n, "bot": b, "state": "playing", "in_check": False}
+                       for s, n, b in (("first", "sannin-bot-1", True), ("middle", user, False), ("last", "sannin-bot-2", True))]
+            view = {"id": gid, "status": "active", "players": players, "to_move": "middle", "ply": 2,
+                    "position": position, "your_seat": "middle", "your_turn": True,
+                    "legal_moves": ["10m!13i", "10m!3i", "10m!13i,3i", "7l7k"], "board": [], "hands": {},
+                    "castling": [], "time_control": {"kind": "none"}, "pause_on_weekends": False,
+                    "vacation": True, "rated": False, "options": {"stuck_piece": "promote", "illumination": "selective"},
+                    "alliance_proposals": [], "actions": 0, "created_at": now, "updated_at": now, "started_at": now}
+            sent = []
+
+            def answer(route):
+                req = route.request
+                tail = urllib.parse.urlsplit(req.url).path.split(gid, 1)[1]
+                body = {"": view, "/moves": [] if req.method == "GET" else {**view, "your_turn": False, "legal_moves": None},
+                        "/chat": {"messages": [], "table_muted": False}, "/notes": {"text": ""},
+                        "/premoves": {"lines": []}}.get(tail)
+                if req.method == "POST" and tail == "/moves":
+                    sent.append(json.loads(req.post_data))
+                if tail == "/stream":
+                    return route.fulfill(status=200, content_type="text/event-stream", body="retry: 60000\n\n")
+                route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+
+            page.route(f"**/api/v1/games/{gid}**", answer)
+            try:
+                page.goto(f"{BASE}/games/{gid}")
+                expect(page.locator(".banner")).to_contain_text("Your move")
+                page.locator("[data-cell='10m']").click()
+                bar = page.locator(".illumination")
+                expect(bar).to_be_visible()
+                expect(page.locator("[data-cell='3i'].target")).to_have_count(1)
+                capture = bar.get_by_role("button", name="Capture the ticked pieces")
+                expect(capture).to_be_disabled()
+                bar.get_by_label("First's pawn on 3i").check()
+                bar.get_by_label("Last's pawn on 13i").check()
+                expect(capture).to_be_enabled()
+                capture.click()
+                expect(page.locator(".banner")).not_to_contain_text("Your move")
+                assert sent == [{"move": "10m!13i,3i", "ply": 2}], f"sent {sent}"
+            finally:
+                page.unroute(f"**/api/v1/games/{gid}**")
+
         def home_lists_game():
             page.get_by_role("link", name="My games").click()
             expect(page.get_by_role("heading", name="My games")).to_be_visible()
@@ -409,6 +458,7 @@ def main():
             ("offer a draw", offer_draw),
             ("resign with confirmation", resign),
             ("promotion choice and a drop from the hand", promotion_and_drop),
+            ("illumination: capture without moving (stubbed game)", illumination_stubbed),
             ("home lists the game", home_lists_game),
             ("tokens refresh; log out and in", stays_logged_in_and_logs_out),
         ]

@@ -162,12 +162,6 @@ export async function render(main, { params, app }) {
     if (sel && sel.cell && st.pending === null) {
       const cand = (L.byFrom.get(sel.cell) || []).filter((m) => m.to === name);
       if (cand.length) { choose(cand); return; }
-      const il = L.illum.get(sel.cell);
-      if (il && il.some((m) => m.targets.includes(name))) {
-        if (st.illum.has(name)) st.illum.delete(name); else st.illum.add(name);
-        draw();
-        return;
-      }
     }
     if (sel && sel.hand && st.pending === null) {
       const cand = (L.drops.get(sel.hand) || []).filter((m) => m.to === name);
@@ -365,16 +359,29 @@ export async function render(main, { params, app }) {
     const sel = st.selected;
     const il = sel && sel.cell ? legal().illum.get(sel.cell) : null;
     if (il && !st.pending) {
+      // Illumination (R24): the king captures without moving; the player ticks the pieces to take.
       illumBar.hidden = false;
-      const picked = CELLS.filter((c) => st.illum.has(c));
+      const all = CELLS.filter((c) => il.some((m) => m.targets.includes(c)));
+      const picked = all.filter((c) => st.illum.has(c));
       const text = picked.length ? `${sel.cell}!${picked.join(',')}` : null;
       const ok = text && il.some((m) => m.text === text);
-      const go = h('button', { type: 'button', class: 'primary', disabled: !ok }, 'Capture the chosen pieces');
+      const go = h('button', { type: 'button', class: 'primary', disabled: !ok }, 'Capture the ticked pieces');
       go.addEventListener('click', () => play(text, go));
+      const boxes = all.map((c) => {
+        const box = h('input', { type: 'checkbox', checked: st.illum.has(c) });
+        box.addEventListener('change', () => {
+          if (box.checked) st.illum.add(c); else st.illum.delete(c);
+          drawBoard();
+          drawMoveBar();
+          const again = illumBar.querySelectorAll('input[type=checkbox]')[all.indexOf(c)];
+          if (again) again.focus();
+        });
+        return field(`${pieceWords(st.pos.cells.get(c))} on ${c}`, box);
+      });
       clear(illumBar,
-        h('p', {}, 'Your promoted king may capture without moving (illumination). Choose the marked pieces to take, then confirm.',
-          picked.length ? ` Chosen: ${picked.map((c) => `${pieceWords(st.pos.cells.get(c))} on ${c}`).join(', ')}.` : '',
-          picked.length && !ok ? ' This choice is not allowed: it would leave a king in check, or the game\u2019s rules require taking every marked piece.' : ''),
+        h('p', {}, 'Instead of moving, your promoted king may capture pieces without moving (illumination): the ringed pieces. Tick the ones to take, then confirm.'),
+        boxes,
+        picked.length && !ok ? h('p', { class: 'field-error' }, 'This choice is not allowed: it would leave a king in check, or this game requires taking every ringed piece.') : null,
         h('div', { class: 'actions' }, go));
     }
   }
