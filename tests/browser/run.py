@@ -406,10 +406,14 @@ def main():
                 bar.get_by_label("First's pawn on 3i").check()
                 bar.get_by_label("Last's pawn on 13i").check()
                 expect(capture).to_be_enabled()
+                page.screenshot(path=os.path.join(SHOTS, "illumination-1280.png"))
                 capture.click()
                 expect(page.locator(".banner")).not_to_contain_text("Your move")
                 assert sent == [{"move": "10m!13i,3i", "ply": 2}], f"sent {sent}"
             finally:
+                # Leave the stubbed game before the real server answers for it (404).
+                page.goto(BASE + "/")
+                expect(page.get_by_role("heading", name="My games")).to_be_visible()
                 page.unroute(f"**/api/v1/games/{gid}**")
 
         def home_lists_game():

@@ -311,7 +311,7 @@ export async function render(main, { params, app }) {
         type: 'button', class: ['hand-piece', `owner-${seat}`, st.selected && st.selected.hand === k && 'selected'],
         'data-hand': k, 'data-owner': seat, disabled: !can,
         'aria-pressed': st.selected && st.selected.hand === k ? 'true' : 'false',
-        'aria-label': `Drop a ${PIECE_NAME[k]} (you have ${hand[k]})`,
+        'aria-label': `${k}: drop a ${PIECE_NAME[k]} (you have ${hand[k]})`,
       }, k, hand[k] > 1 ? h('sub', {}, hand[k]) : null);
       b.addEventListener('click', () => onHand(k));
       return b;
