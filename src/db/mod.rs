@@ -91,6 +91,29 @@ where
 }
 
 /// Whether `conn` is inside a transaction.
+/// Reads that must agree with each other (a game's row and its actions):
+/// one snapshot for them all, so a write committed between two of the reads
+/// is not half seen. On PostgreSQL a read-only repeatable-read transaction;
+/// on SQLite a deferred transaction, whose first read fixes the snapshot.
+/// Inside a transaction already, `f` runs in it.
+pub fn consistent_read<T, E, F>(conn: &mut DbConnection, f: F) -> Result<T, E>
+where
+    F: FnOnce(&mut DbConnection) -> Result<T, E>,
+    E: From<diesel::result::Error>,
+{
+    use diesel::RunQueryDsl as _;
+    if in_transaction(conn)? {
+        return f(conn);
+    }
+    conn.transaction(|conn| {
+        if let DbConnection::Postgres(_) = conn {
+            diesel::sql_query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                .execute(conn)?;
+        }
+        f(conn)
+    })
+}
+
 fn in_transaction(conn: &mut DbConnection) -> diesel::QueryResult<bool> {
     use diesel::connection::{AnsiTransactionManager, TransactionManager as _};
     let depth = match conn {

@@ -318,9 +318,14 @@ fn take_up(conn: &mut DbConnection, found: StoredGame) -> Result<Loaded, GameErr
 /// snapshot or position that disagrees with the replay is an error naming
 /// the game: the actions are the truth.
 pub fn load_history(conn: &mut DbConnection, id: &str) -> Result<History, GameError> {
-    let found = find(conn, id, false)?;
+    // The row and the actions from one snapshot: a move stored between the
+    // two reads would look like a disagreement.
+    let (found, history) = db::consistent_read(conn, |conn| {
+        let found = find(conn, id, false)?;
+        let history = replay(conn, found.row.clone(), found.creator.clone())?;
+        Ok::<_, GameError>((found, history))
+    })?;
     let snapshot = found.snapshot;
-    let history = replay(conn, found.row, found.creator)?;
     let g = &history.game;
     let replayed = g.game.position().to_string();
     if g.row.position != replayed {

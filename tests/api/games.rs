@@ -347,6 +347,54 @@ async fn game_legal(app: &crate::helpers::TestApp, token: &str, id: &str) -> Vec
         .collect()
 }
 
+/// Reading a game's moves and record while moves are stored: the game's row
+/// and its actions are read from one snapshot, so a move stored in between
+/// is never half seen (which a replay check would take for damage, a 500).
+async fn reads_during_moves_see_one_snapshot(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("snap").await;
+    let id = app.started_game(&t, json!({})).await;
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let reading = || async {
+        let mut reads = 0;
+        while !done.load(std::sync::atomic::Ordering::Relaxed) {
+            for path in ["moves", "record"] {
+                let res = app
+                    .request(Method::GET, &format!("/api/v1/games/{id}/{path}"))
+                    .await;
+                let status = res.status();
+                assert_eq!(
+                    status,
+                    StatusCode::OK,
+                    "{path}: {}",
+                    res.text().await.unwrap()
+                );
+                reads += 1;
+            }
+        }
+        reads
+    };
+    let playing = async {
+        for _ in 0..36 {
+            let game = app.game_json(&t.tokens[0], &id).await;
+            if game["status"] != "active" {
+                break;
+            }
+            let who = ["first", "middle", "last"]
+                .iter()
+                .position(|s| game["to_move"] == *s)
+                .unwrap();
+            let legal = game_legal(&app, &t.tokens[who], &id).await;
+            let ply = game["ply"].as_i64().unwrap();
+            let res = app.play_move(&t.tokens[who], &id, &legal[0], ply).await;
+            assert_eq!(res.status(), StatusCode::CREATED);
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+    };
+    let (a, b, ()) = tokio::join!(reading(), reading(), playing);
+    assert!(a + b > 0);
+}
+
 async fn time_out_eliminates_and_play_goes_on(backend: Backend) {
     let fast = |s: &mut sannin::config::Settings| {
         s.games.sweep_interval = Duration::from_millis(100);
@@ -713,6 +761,7 @@ async fn the_record_checks_the_scope_it_documents(backend: Backend) {
 }
 
 on_both_backends!(
+    reads_during_moves_see_one_snapshot,
     not_modified_reads_only_the_game_row,
     a_damaged_event_is_an_error_not_a_guess,
     the_record_checks_the_scope_it_documents,
