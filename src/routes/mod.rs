@@ -6,6 +6,7 @@
 pub mod access;
 pub mod accounts;
 pub mod auth;
+pub mod client;
 pub mod extract;
 pub mod games;
 pub mod headers;
@@ -44,6 +45,10 @@ fn resource(path: &'static str) -> actix_web::Resource {
 
 /// Registers every route of the service.
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    for page in client::PAGES {
+        cfg.service(resource(page).route(web::get().to(client::page)));
+    }
+    cfg.service(resource("/web/{path:.+}").route(web::get().to(client::asset)));
     cfg.service(resource("/healthz").route(web::get().to(health::healthz)))
         .service(resource("/readyz").route(web::get().to(health::readyz)))
         .service(resource("/api/v1/openapi.json").route(web::get().to(openapi_json)))

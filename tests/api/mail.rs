@@ -362,7 +362,11 @@ async fn a_whole_game_mails_exactly_the_expected_notices(backend: Backend) {
     )));
     let html = turn.html();
     assert!(html.contains("gm_carol played 10d8d (ply 3)"), "{html}");
-    assert!(html.contains(&format!("href=\"https://sannin.test/api/v1/games/{id}\"")));
+    assert!(html.contains(&format!("href=\"https://sannin.test/games/{id}\"")));
+    assert!(
+        text.contains(&format!("https://sannin.test/games/{id}")),
+        "{text}"
+    );
     let unsubscribe = turn.header("List-Unsubscribe").unwrap();
     assert!(unsubscribe.starts_with("<https://sannin.test/api/v1/unsubscribe?token="));
     assert_eq!(

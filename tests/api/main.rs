@@ -25,5 +25,6 @@ mod streams;
 mod table_talk;
 mod time;
 mod tokens;
+mod web_client;
 mod webhook_queue;
 mod webhooks;

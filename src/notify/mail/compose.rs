@@ -229,20 +229,23 @@ fn duration_words(seconds: i64) -> String {
     }
 }
 
-/// Links into a game.
+/// Links into a game: its page in the web client (what a person opens),
+/// and its resource in the API (for scripts, named in the text).
 pub struct GameLinks {
+    pub page: String,
     pub game: String,
     pub board: String,
 }
 
 impl GameLinks {
     pub fn new(public_url: &str, game_id: &str, seat: Option<&str>) -> Self {
+        let page = format!("{public_url}/games/{game_id}");
         let game = format!("{public_url}/api/v1/games/{game_id}");
         let board = match seat {
             Some(seat) => format!("{game}/board.svg?view={seat}"),
             None => format!("{game}/board.svg"),
         };
-        Self { game, board }
+        Self { page, game, board }
     }
 }
 
@@ -299,7 +302,7 @@ pub fn game_event(
                     "To accept: POST {}/join. To decline: POST {}/decline.",
                     links.game, links.game
                 ))
-                .link("The game", &links.game)
+                .link("The game", &links.page)
         }
         E::Started(e) => Doc::new(format!("Your game with {others} has started"))
             .para(format!(
@@ -316,7 +319,7 @@ pub fn game_event(
                 ),
                 ("Deadline", when_set(&e.deadline)),
             ])
-            .link("The game", &links.game)
+            .link("The game", &links.page)
             .link("The board", &links.board),
         E::YourTurn(e) => {
             let ply = |p: Option<i32>| p.map(|p| p.to_string()).unwrap_or_default();
@@ -348,7 +351,7 @@ pub fn game_event(
                     "To move: POST {}/moves with {{\"move\": \"…\", \"ply\": {}}}.",
                     links.game, e.ply
                 ))
-                .link("The game", &links.game)
+                .link("The game", &links.page)
                 .link("The board", &links.board)
         }
         E::AllianceProposed(e) => {
@@ -365,7 +368,7 @@ pub fn game_event(
                     "To accept: POST {}/alliance/proposals/{id}/accept. To decline: POST {}/alliance/proposals/{id}/decline.",
                     links.game, links.game
                 ))
-                .link("The game", &links.game)
+                .link("The game", &links.page)
                 .link("The board", &links.board)
         }
         E::PlayerEliminated(Happened {
@@ -390,7 +393,7 @@ pub fn game_event(
             Doc::new(subject)
                 .para(lead)
                 .facts(vec![("By", by), ("At ply", ply.to_string())])
-                .link("The game", &links.game)
+                .link("The game", &links.page)
                 .link("The board", &links.board)
         }
         E::Finished(Happened {
@@ -412,7 +415,7 @@ pub fn game_event(
             Doc::new(subject)
                 .para(format!("Your game of sannin shogi with {others} is over. {outcome}"))
                 .facts(vec![("Players", players.table())])
-                .link("The game", &links.game)
+                .link("The game", &links.page)
                 .link("The record", format!("{}/record", links.game))
                 .link("The final board", &links.board)
         }
@@ -423,7 +426,7 @@ pub fn game_event(
             "Your move in the game with {others} is due soon. If you do not move in time, you lose the game on time."
         ))
         .facts(vec![("Move by", when(&e.deadline))])
-        .link("The game", &links.game)
+        .link("The game", &links.page)
         .link("The board", &links.board),
         E::DrawOffered(e) => {
             let from = e.username.clone().unwrap_or_else(|| players.name(&e.seat));
@@ -440,7 +443,7 @@ pub fn game_event(
                     "To accept: POST {}/draw/accept. To decline: POST {}/draw/decline.",
                     links.game, links.game
                 ))
-                .link("The game", &links.game)
+                .link("The game", &links.page)
                 .link("The board", &links.board)
         }
         E::PlayerOnVacation(e) => {
@@ -450,7 +453,7 @@ pub fn game_event(
                     "{who} went on vacation: their clock in your game with {others} stands still until they return. A move of theirs ends the vacation early."
                 ))
                 .facts(vec![("Back by", when(&e.until))])
-                .link("The game", &links.game)
+                .link("The game", &links.page)
         }
         E::PlayerBack(e) => {
             let who = e.username.clone().unwrap_or_else(|| players.name(&e.seat));
@@ -465,7 +468,7 @@ pub fn game_event(
             };
             Doc::new(format!("{who} is back from vacation"))
                 .para(format!("{who} {why} in your game with {others}. {clock}"))
-                .link("The game", &links.game)
+                .link("The game", &links.page)
         }
         E::TimeGiven(e) => {
             let from = e.from_username.clone().unwrap_or_else(|| players.name(&e.from));
@@ -484,7 +487,7 @@ pub fn game_event(
                 let due = if to_me { "Your move is due by" } else { "Their move is due by" };
                 doc = doc.facts(vec![(due, when(d))]);
             }
-            doc.link("The game", &links.game)
+            doc.link("The game", &links.page)
         }
         E::Chat(e) => {
             let from = e.username.clone().unwrap_or_else(|| players.name(&e.from));

@@ -134,9 +134,9 @@ export async function render(main, { params, app }) {
 
   const seated = () => !!(st.game && st.game.your_seat);
   const me = () => st.game && myPlayer(st.game);
-  const playing = () => st.game.status === 'active' && me() && me().state === 'playing';
+  const playing = () => !!st.game && st.game.status === 'active' && !!me() && me().state === 'playing';
   const nameOf = (seat) => namer(st.game)(seat);
-  const living = () => st.game.players.filter((p) => p.state === 'playing').map((p) => p.seat);
+  const living = () => (st.game ? st.game.players.filter((p) => p.state === 'playing').map((p) => p.seat) : []);
 
   // ---------- legal moves ----------
   function legal() {
