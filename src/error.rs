@@ -68,6 +68,9 @@ pub enum ApiError {
     InvalidCredentials,
     #[error("authentication required: {0}")]
     Unauthenticated(&'static str),
+    /// An access token past its lifetime (and the clock-skew allowance).
+    #[error("access token expired")]
+    TokenExpired,
     #[error("invalid refresh token")]
     InvalidRefreshToken,
     #[error("refresh token reused; session revoked")]
@@ -134,6 +137,7 @@ impl ApiError {
             ApiError::TooManyStreams(_) => "too-many-streams",
             ApiError::InvalidCredentials => "invalid-credentials",
             ApiError::Unauthenticated(_) => "unauthenticated",
+            ApiError::TokenExpired => "token-expired",
             ApiError::InvalidRefreshToken => "invalid-refresh-token",
             ApiError::RefreshTokenReused => "refresh-token-reused",
             ApiError::InsufficientScope(_) => "insufficient-scope",
@@ -161,6 +165,7 @@ impl ApiError {
             ApiError::TooManyStreams(_) => "Too many streams",
             ApiError::InvalidCredentials => "Invalid credentials",
             ApiError::Unauthenticated(_) => "Authentication required",
+            ApiError::TokenExpired => "Token expired",
             ApiError::InvalidRefreshToken => "Invalid refresh token",
             ApiError::RefreshTokenReused => "Refresh token reused",
             ApiError::InsufficientScope(_) => "Insufficient scope",
@@ -199,6 +204,11 @@ impl ApiError {
             }
             ApiError::InvalidCredentials => "The username or password is wrong.".into(),
             ApiError::Unauthenticated(why) => format!("A valid bearer token is required: {why}."),
+            ApiError::TokenExpired => {
+                "The access token has expired: get a new one with the refresh token \
+                 (POST /api/v1/auth/refresh)."
+                    .into()
+            }
             ApiError::InvalidRefreshToken => {
                 "The refresh token is unknown, expired or revoked.".into()
             }
@@ -272,6 +282,7 @@ impl ResponseError for ApiError {
             }
             ApiError::InvalidCredentials
             | ApiError::Unauthenticated(_)
+            | ApiError::TokenExpired
             | ApiError::InvalidRefreshToken
             | ApiError::RefreshTokenReused => StatusCode::UNAUTHORIZED,
             ApiError::InsufficientScope(_) | ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
@@ -315,6 +326,13 @@ impl ResponseError for ApiError {
             }
             ApiError::Unauthenticated(_) => {
                 response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+            }
+            ApiError::TokenExpired => {
+                // RFC 6750's code for it, so generic OAuth clients refresh too.
+                response.insert_header((
+                    header::WWW_AUTHENTICATE,
+                    "Bearer error=\"invalid_token\", error_description=\"the access token expired\"",
+                ));
             }
             ApiError::InsufficientScope(scope) => {
                 response.insert_header((

@@ -18,6 +18,9 @@ pub enum AccountError {
     RefreshTokenReused,
     #[error("invalid access token")]
     InvalidAccessToken,
+    /// A token this service signed whose lifetime is over: refresh it.
+    #[error("access token expired")]
+    AccessTokenExpired,
     #[error("a token cannot grant scope {0} it does not hold")]
     ScopeNotHeld(Scope),
     #[error("a token may not outlive the token that mints it")]

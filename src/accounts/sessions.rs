@@ -179,10 +179,11 @@ pub async fn authenticate(state: &AppState, bearer: String) -> Result<Authentica
         })
         .await;
     }
-    let claims = state
-        .jwt
-        .verify(&bearer)
-        .map_err(|_| AccountError::InvalidAccessToken)?;
+    let claims = state.jwt.verify(&bearer).map_err(|e| match e.kind() {
+        // Signed by this service, so its lifetime can be trusted to be over.
+        jsonwebtoken::errors::ErrorKind::ExpiredSignature => AccountError::AccessTokenExpired,
+        _ => AccountError::InvalidAccessToken,
+    })?;
     let authenticated = |session: LiveSession, session_id: String| Authenticated {
         user_id: session.user_id.into(),
         username: session.username,

@@ -224,7 +224,9 @@ pub enum JsonBodyProblems {
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code)]
 pub enum AuthProblems {
-    /// Missing, invalid, expired or revoked bearer token (`unauthenticated`).
+    /// Missing, invalid or revoked bearer token (`unauthenticated`: log in
+    /// again), or an access token past its lifetime (`token-expired`: get a
+    /// new one with the refresh token).
     #[response(status = 401, content_type = "application/problem+json")]
     Unauthenticated(Problem),
 }

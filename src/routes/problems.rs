@@ -68,8 +68,9 @@ impl From<AccountError> for ApiError {
             AccountError::InvalidRefreshToken => ApiError::InvalidRefreshToken,
             AccountError::RefreshTokenReused => ApiError::RefreshTokenReused,
             AccountError::InvalidAccessToken => {
-                ApiError::Unauthenticated("the token is invalid, expired or revoked")
+                ApiError::Unauthenticated("the token is invalid or revoked")
             }
+            AccountError::AccessTokenExpired => ApiError::TokenExpired,
             AccountError::UserGone => ApiError::Unauthenticated("the account no longer exists"),
             AccountError::ScopeNotHeld(scope) => ApiError::Forbidden(format!(
                 "A personal access token cannot grant `{scope}`, which it does not hold itself."

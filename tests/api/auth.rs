@@ -90,6 +90,54 @@ async fn bearer_tokens_are_checked(backend: Backend) {
     assert_problem(basic, StatusCode::UNAUTHORIZED, "unauthenticated").await;
 }
 
+/// An access token past its lifetime answers `token-expired` (refresh it),
+/// not `unauthenticated` (log in again); within the 30 s clock-skew
+/// allowance it still works. A revoked or forged one stays `unauthenticated`.
+async fn an_expired_access_token_says_so(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let user = app.register_user("otto").await;
+    let tokens = app.tokens_for(&user).await;
+    let ttl = chrono::Duration::seconds(900);
+    app.clock.advance(ttl + chrono::Duration::seconds(10));
+    assert_eq!(
+        app.get_me(&tokens.access).await.status(),
+        StatusCode::OK,
+        "within the allowance"
+    );
+    app.clock.advance(chrono::Duration::seconds(30));
+    let res = app.get_me(&tokens.access).await;
+    let challenge = res.headers()["www-authenticate"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(challenge.contains("error=\"invalid_token\""), "{challenge}");
+    let problem = assert_problem(res, StatusCode::UNAUTHORIZED, "token-expired").await;
+    assert!(
+        problem["detail"].as_str().unwrap().contains("refresh"),
+        "{problem}"
+    );
+    // Refreshing gives a token that works.
+    let res = app.refresh(&tokens.refresh).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let fresh: serde_json::Value = res.json().await.unwrap();
+    let access = fresh["access_token"].as_str().unwrap();
+    assert_eq!(app.get_me(access).await.status(), StatusCode::OK);
+    // Expired and tampered with: not this service's, so not "expired".
+    let mut tampered = tokens.access.clone();
+    tampered.pop();
+    tampered.push(if tokens.access.ends_with('A') {
+        'B'
+    } else {
+        'A'
+    });
+    assert_problem(
+        app.get_me(&tampered).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthenticated",
+    )
+    .await;
+}
+
 async fn refresh_rotates_and_reuse_revokes_the_family(backend: Backend) {
     let app = spawn_app(backend).await;
     let user = app.register_user("mona").await;
@@ -177,6 +225,7 @@ crate::on_both_backends!(
     log_in_by_username_or_email,
     unknown_user_and_wrong_password_look_alike,
     bearer_tokens_are_checked,
+    an_expired_access_token_says_so,
     refresh_rotates_and_reuse_revokes_the_family,
     logout_revokes_the_session,
 );
