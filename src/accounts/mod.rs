@@ -89,9 +89,7 @@ pub async fn register(state: &AppState, new: Registration) -> Result<User, Accou
         // races: a lost race for the username is re-checked to say so, and
         // one for the address makes a claim of it, like a held address.
         // The computer players' names are the server's.
-        if user
-            .username
-            .starts_with(crate::games::bots::USERNAME_PREFIX)
+        if crate::games::bots::is_reserved(&user.username)
             || db::users::find_by_username(conn, &user.username)?.is_some()
         {
             return Err(AccountError::UsernameTaken);

@@ -20,8 +20,20 @@ use super::model::{load, parse_seat, pending_proposals, Loaded, Status};
 use super::GameError;
 
 /// Bots' usernames: this prefix and the level. No one else may register
-/// a name that starts with it.
+/// a name that a person could take for one (see [`is_reserved`]).
 pub const USERNAME_PREFIX: &str = "sannin-bot";
+
+/// Whether `username` reads like a computer player's: ignoring case and the
+/// separators `-`, `_` and `.`, it starts with `sanninbot` (so `Sannin_Bot_1`,
+/// `sanninbot1` and `sannin.bot` are the server's, as `sannin-bot-1` is).
+pub fn is_reserved(username: &str) -> bool {
+    let skeleton: String = username
+        .chars()
+        .filter(|c| !matches!(c, '-' | '_' | '.'))
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    skeleton.starts_with("sanninbot")
+}
 
 /// The username of the bot of `level`.
 pub fn username(level: u8) -> String {
@@ -139,4 +151,32 @@ pub fn think(position: &Position, level: Level, seed: u64, budget: Duration) -> 
     let mut limits = level.limits(seed);
     limits.stop = Some(&stop);
     search(position, &limits).map(|r| r.best)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn names_a_person_would_take_for_a_computer_player_are_reserved() {
+        for name in [
+            "sannin-bot-1",
+            "sannin_bot_1",
+            "Sannin-Bot",
+            "sanninbot",
+            "sannin.bot.9",
+            "sannin--bot",
+            "_sannin_bot",
+            "sanninbot_fan",
+        ] {
+            assert!(super::is_reserved(name), "{name}");
+        }
+        for name in [
+            "sannin",
+            "sannin-b0t",
+            "bot-sannin",
+            "sannin-robot",
+            "alice",
+        ] {
+            assert!(!super::is_reserved(name), "{name}");
+        }
+    }
 }

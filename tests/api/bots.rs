@@ -404,10 +404,26 @@ async fn bots_are_the_servers_own(backend: Backend) {
     let app = spawn_app_with(backend, quick_bots).await;
     let res = app.login("sannin-bot-3", "!").await;
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    // Nor any spelling a person would take for one: case, `-`, `_`.
+    for (i, name) in [
+        "sannin-bot-6",
+        "sannin_bot_1",
+        "SanninBot",
+        "sannin--bot-2",
+        "sanninbot_3",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let res = app
+            .register(&json!({"username": name, "email": format!("b{i}@example.com"), "password": "a-long-password-here"}))
+            .await;
+        assert_problem(res, StatusCode::CONFLICT, "username-taken").await;
+    }
     let res = app
-        .register(&json!({"username": "sannin-bot-6", "email": "b6@example.com", "password": "a-long-password-here"}))
+        .register(&json!({"username": "sannin-fan", "email": "fan@example.com", "password": "a-long-password-here"}))
         .await;
-    assert_eq!(res.status(), StatusCode::CONFLICT);
+    assert_eq!(res.status(), StatusCode::CREATED);
     let human = signed_in(&app, "hr_alice").await;
     for bots in [json!([0]), json!([6]), json!([2, 2]), json!([1, 2, 3])] {
         let res = app.create_game(&human, &json!({"bots": bots})).await;
