@@ -268,6 +268,48 @@ async fn a_vacation_stops_the_clock_until_a_move_ends_it(backend: Backend) {
 
     let game = app.game_json(&t.tokens[0], &paused).await;
     assert_eq!(at(&game["players"][1]["vacation_until"]), until);
+    // Only the game's players learn that someone is away.
+    let spectator: Value = app
+        .request(Method::GET, &format!("/api/v1/games/{paused}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        spectator["players"][1]["vacation_until"],
+        Value::Null,
+        "{spectator}"
+    );
+    let outsider = app.trio("vacout").await;
+    let seen = app.game_json(&outsider.tokens[0], &paused).await;
+    assert_eq!(seen["players"][1]["vacation_until"], Value::Null);
+    let listed = ok(app
+        .authed(
+            Method::GET,
+            &format!(
+                "/api/v1/games?mine=false&status=active&player={}",
+                t.names[1]
+            ),
+            &outsider.tokens[0],
+            None,
+        )
+        .await)
+    .await;
+    let mut listed_games = 0;
+    for g in listed["games"].as_array().unwrap() {
+        assert_eq!(g["players"][1]["vacation_until"], Value::Null, "{g}");
+        listed_games += 1;
+    }
+    assert!(listed_games > 0, "{listed}");
+    let mine = ok(app
+        .authed(Method::GET, "/api/v1/games", &t.tokens[0], None)
+        .await)
+    .await;
+    assert!(mine["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|g| g["players"][1]["vacation_until"].is_string()));
     assert_eq!(at(&game["clocks"][1]["counting_from"]), until);
     about(at(&game["deadline"]), until + Duration::days(1));
     let strict_game = app.game_json(&t.tokens[0], &strict).await;

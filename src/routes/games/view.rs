@@ -42,7 +42,7 @@ pub struct PlayerView {
     /// Whether the player's king is in check now.
     pub in_check: bool,
     /// When the player's vacation ends, while one stops their clock in this
-    /// game.
+    /// game. Shown to the game's players only.
     pub vacation_until: Option<DateTime<Utc>>,
     /// Once a rated game finished: the player's place and rating before and
     /// after it.
@@ -337,6 +337,10 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
     let started = matches!(g.status(), Status::Active | Status::Finished) || g.row.imported;
     let out = eliminations(g);
     let outcome = pos.outcome();
+    let your_seat = viewer
+        .and_then(|v| g.seat_of(v))
+        .filter(|s| s.state == SeatState::Joined)
+        .map(|s| s.seat);
     let players = g
         .seats
         .iter()
@@ -364,7 +368,7 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
                 state,
                 elimination: out.get(name).cloned(),
                 in_check: started && pos.is_alive(s.seat) && pos.in_check(s.seat),
-                vacation_until: vacation_until(g, s),
+                vacation_until: vacation_until(g, s).filter(|_| your_seat.is_some()),
                 rating: ratings
                     .iter()
                     .find(|c| Some(c.user_id.as_str()) == s.user_id.as_deref())
@@ -372,10 +376,6 @@ pub fn game_view(state: &GameState, viewer: Option<&str>) -> GameView {
             }
         })
         .collect();
-    let your_seat = viewer
-        .and_then(|v| g.seat_of(v))
-        .filter(|s| s.state == SeatState::Joined)
-        .map(|s| s.seat);
     let your_turn =
         g.status() == Status::Active && your_seat.is_some() && pos.to_move() == your_seat;
     let legal_moves = your_turn.then(|| {
@@ -550,7 +550,10 @@ impl From<Listed> for GameSummary {
                     state: s.state.as_str().to_owned(),
                     elimination: None,
                     in_check: false,
-                    vacation_until: s.vacation_until.filter(|_| l.row.vacation).map(utc),
+                    vacation_until: s
+                        .vacation_until
+                        .filter(|_| l.row.vacation && l.your_seat.is_some())
+                        .map(utc),
                     rating: None,
                 })
                 .collect(),
