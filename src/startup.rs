@@ -295,6 +295,11 @@ fn run(
     // Headers must arrive within 5 s, an idle kept-alive connection closes
     // after 5 s, and bodies have `SANNIN_BODY_TIMEOUT_MS` (see routes/json.rs).
     .client_request_timeout(Duration::from_secs(5))
+    // A client that closes its connection is gone: drop its answer at once,
+    // so a stream gives back its place when the client leaves, not when the
+    // next keep-alive fails to reach it (a reconnecting client would meet
+    // its own old stream at the limit).
+    .h1_allow_half_closed(false)
     .keep_alive(Duration::from_secs(5))
     .max_connections(settings.http.max_connections)
     .listen(listener)?
