@@ -11,6 +11,7 @@ pub mod journal;
 pub mod live;
 pub mod mail;
 pub mod models;
+pub mod offers;
 pub mod outbox;
 pub mod premoves;
 pub mod prepared;

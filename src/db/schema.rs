@@ -139,6 +139,15 @@ diesel::table! {
 }
 
 diesel::table! {
+    offers_made (game_id, user_id, kind) {
+        game_id -> Text,
+        user_id -> Text,
+        kind -> Text,
+        made_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     game_seats (game_id, seat) {
         game_id -> Text,
         seat -> Text,
@@ -354,6 +363,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     server_secrets,
     games,
     game_seats,
+    offers_made,
     game_actions,
     alliance_proposals,
     game_events,

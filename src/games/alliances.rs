@@ -59,6 +59,7 @@ fn propose(
                 seat_name(to)
             )));
         }
+        super::offers::admit(conn, game_id, user_id, super::offers::Offer::Alliance, now)?;
         let p = ProposalRow {
             id: ProposalId::from(new_id()),
             game_id: GameId::from(game_id),

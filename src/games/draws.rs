@@ -207,6 +207,9 @@ pub(super) fn offer(
         }
         None => {}
     }
+    if let Some(user) = g.seat(seat).user_id.as_deref() {
+        super::offers::admit(conn, &g.row.id, user, super::offers::Offer::Draw, now)?;
+    }
     let mut accepted = PlayerSet::EMPTY;
     accepted.insert(seat);
     let offer = DrawOffer {

@@ -24,6 +24,7 @@ pub mod lobby;
 pub mod model;
 pub mod moves;
 pub mod notes;
+pub mod offers;
 pub mod premoves;
 pub mod ratings;
 pub mod records;

@@ -94,6 +94,88 @@ async fn r36_an_agreed_three_way_draw(backend: Backend) {
     assert!(record.contains("\ndraw:agreed"), "{record}");
 }
 
+/// Draw offers and alliance proposals mail the others, so each player may
+/// make one of each per move of their own in a game (or one a day while
+/// they cannot move): offering, withdrawing and offering again is refused
+/// with 429 and `Retry-After`.
+async fn offers_are_limited_to_one_per_own_move(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("flood").await;
+    let id = app.started_game(&t, json!({})).await;
+    ok(post(&app, &t, 0, &id, "draw/offer").await).await;
+    ok(post(&app, &t, 0, &id, "draw/decline").await).await;
+    let res = post(&app, &t, 0, &id, "draw/offer").await;
+    let retry: i64 = res.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((86_000..=86_400).contains(&retry), "{retry}");
+    assert_problem(res, StatusCode::TOO_MANY_REQUESTS, "rate-limited").await;
+    // Another player is not limited by Alice's offers.
+    ok(post(&app, &t, 1, &id, "draw/offer").await).await;
+    ok(post(&app, &t, 1, &id, "draw/decline").await).await;
+
+    let propose = |who: usize, to: &'static str| {
+        let app = &app;
+        let token = t.tokens[who].clone();
+        let id = id.clone();
+        async move {
+            app.authed(
+                Method::POST,
+                &format!("/api/v1/games/{id}/alliance/proposals"),
+                &token,
+                Some(&json!({"to": to})),
+            )
+            .await
+        }
+    };
+    let p = ok(propose(0, "middle").await).await;
+    let pid = p["id"].as_str().unwrap();
+    ok(post(
+        &app,
+        &t,
+        0,
+        &id,
+        &format!("alliance/proposals/{pid}/withdraw"),
+    )
+    .await)
+    .await;
+    let res = propose(0, "last").await;
+    assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!(res.headers().contains_key("retry-after"));
+
+    // Once Alice has moved, she may offer and propose again.
+    app.play_all(&t, &id, &["3d4d"]).await;
+    ok(post(&app, &t, 0, &id, "draw/offer").await).await;
+    ok(post(&app, &t, 0, &id, "draw/decline").await).await;
+    let p = ok(propose(0, "last").await).await;
+    let pid = p["id"].as_str().unwrap();
+    ok(post(
+        &app,
+        &t,
+        0,
+        &id,
+        &format!("alliance/proposals/{pid}/withdraw"),
+    )
+    .await)
+    .await;
+    assert_eq!(
+        post(&app, &t, 0, &id, "draw/offer").await.status(),
+        StatusCode::TOO_MANY_REQUESTS
+    );
+    // A day later without a move of hers (it is not her turn), once more.
+    app.clock
+        .advance(chrono::Duration::hours(24) + chrono::Duration::seconds(1));
+    let t = app.log_in_again(&t).await;
+    ok(post(&app, &t, 0, &id, "draw/offer").await).await;
+
+    // Bob heard of three offers by Alice, not of the refused ones.
+    let offers = heard(&app, &t, 1, &id, "game.draw_offered").await;
+    let alices = offers.iter().filter(|o| o["seat"] == "first").count();
+    assert_eq!(alices, 3, "{offers:?}");
+}
+
 async fn r36_a_draw_declined_by_moving_withdrawn_and_lapsed(backend: Backend) {
     let app = spawn_app(backend).await;
     let t = app.trio("decl").await;
@@ -1001,5 +1083,6 @@ on_both_backends!(
     chat_is_numbered_per_reader,
     chat_is_rate_limited_and_the_table_can_be_muted,
     r36_an_agreed_three_way_draw,
+    offers_are_limited_to_one_per_own_move,
     r36_a_draw_declined_by_moving_withdrawn_and_lapsed,
 );

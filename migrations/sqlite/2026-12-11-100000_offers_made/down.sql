@@ -1,0 +1,2 @@
+DROP INDEX game_actions_by_player_idx;
+DROP TABLE offers_made;
