@@ -29,6 +29,29 @@ pub fn insert_gift(conn: &mut DbConnection, gift: &TimeGiftRow) -> QueryResult<(
         .map(drop)
 }
 
+/// The seconds given to `to_seat` in the game since its last move (all of
+/// them if it has not moved): what its current or next turn holds of gifts.
+pub fn given_since_last_move(
+    conn: &mut DbConnection,
+    game_id: &str,
+    to_seat: &str,
+) -> QueryResult<i64> {
+    use super::schema::game_actions as ga;
+    let last_move: Option<i32> = ga::table
+        .filter(ga::game_id.eq(game_id))
+        .filter(ga::seat.eq(to_seat))
+        .filter(ga::kind.eq("move"))
+        .select(diesel::dsl::max(ga::ply))
+        .first(conn)?;
+    let seconds: Vec<i64> = time_gifts::table
+        .filter(time_gifts::game_id.eq(game_id))
+        .filter(time_gifts::to_seat.eq(to_seat))
+        .filter(time_gifts::ply.gt(last_move.unwrap_or(0)))
+        .select(time_gifts::seconds)
+        .load(conn)?;
+    Ok(seconds.into_iter().sum())
+}
+
 /// Active games where vacations stop the clock and `user_id` plays, in id
 /// order (the order they are locked in).
 pub fn vacation_games_of(conn: &mut DbConnection, user_id: &str) -> QueryResult<Vec<String>> {

@@ -1,5 +1,9 @@
 //! Giving time: a player of the game adds hours to another player's clock,
-//! once per turn per giver, and everyone hears of it.
+//! once per turn per giver, and everyone hears of it. What one turn can hold
+//! is capped, whoever gives and whenever: with time per move, the control's
+//! own time plus at most [`MOST_PER_TURN`] of gifts in all, counting gifts
+//! made before the turn began (since the player's last move); with a Fischer
+//! bank, the bank's maximum.
 
 use std::ops::RangeInclusive;
 
@@ -16,6 +20,9 @@ use super::{GameError, Games, Settings};
 
 /// The hours one gift may hold.
 pub const HOURS: RangeInclusive<u32> = 1..=168;
+
+/// The most that gifts may add to one turn of a game with time per move.
+pub const MOST_PER_TURN: Duration = Duration::days(7);
 
 /// A gift as asked for.
 #[derive(Debug, Clone, Copy)]
@@ -69,13 +76,20 @@ fn give(
             ));
         }
         let ply = g.position().ply();
-        let added = super::timing::add(
-            &mut g,
-            settings,
-            to,
-            Duration::hours(gift.hours.into()),
-            now,
-        )?;
+        let mut amount = Duration::hours(gift.hours.into());
+        if let super::clock::TimeControl::PerMove { .. } = g.time_control()? {
+            let given = db::clocks::given_since_last_move(conn, game_id, seat_name(to))?;
+            let room = MOST_PER_TURN - Duration::seconds(given);
+            if room <= Duration::zero() {
+                return Err(GameError::State(format!(
+                    "the {} player's turn already holds {} days of gifts, the most it may",
+                    seat_name(to),
+                    MOST_PER_TURN.num_days()
+                )));
+            }
+            amount = amount.min(room);
+        }
+        let added = super::timing::add(&mut g, settings, to, amount, now)?;
         let row = TimeGiftRow {
             game_id: GameId::from(game_id),
             ply: ply as i32,

@@ -437,6 +437,38 @@ async fn a_vacation_ends_early_or_when_its_days_run_out(backend: Backend) {
     assert_eq!(game["players"][0]["state"], "playing");
 }
 
+/// Gifts cannot pile up: with time per move, one turn holds the control's
+/// own time plus at most 7 days of gifts in all, whoever gives and whenever
+/// (gifts made before the turn began count toward it).
+async fn gifts_to_one_turn_are_capped_at_seven_days(backend: Backend) {
+    let app = fast(backend).await;
+    let t = app.trio("pile").await;
+    let id = app.started_game(&t, json!({"days_per_move": 1})).await;
+    let week = json!({"to": "last", "hours": 168});
+    let game = ok(give(&app, &t, 1, &id, week.clone()).await).await;
+    assert_eq!(game["clocks"][2]["remaining_seconds"], 8 * 86_400);
+    let res = give(&app, &t, 0, &id, week.clone()).await;
+    let p = assert_problem(res, StatusCode::CONFLICT, "game-state").await;
+    assert!(p["detail"].as_str().unwrap().contains("7 days"), "{p}");
+    app.play_all(&t, &id, &["3d4d"]).await;
+    let res = give(&app, &t, 0, &id, json!({"to": "last", "hours": 1})).await;
+    assert_problem(res, StatusCode::CONFLICT, "game-state").await;
+    let game = app.play_all(&t, &id, &["12l8d"]).await;
+    let from = at(&game["clocks"][2]["counting_from"]);
+    about(at(&game["deadline"]), from + Duration::days(8));
+    // A gift that would pass the cap adds what fits: Carol's next turn.
+    let game = app.play_all(&t, &id, &["10d8d"]).await;
+    assert_eq!(
+        game["clocks"][2]["remaining_seconds"], 86_400,
+        "a new turn, its own time"
+    );
+    ok(give(&app, &t, 0, &id, json!({"to": "last", "hours": 100})).await).await;
+    let game = ok(give(&app, &t, 1, &id, json!({"to": "last", "hours": 100})).await).await;
+    assert_eq!(game["clocks"][2]["remaining_seconds"], 8 * 86_400);
+    let told = heard(&app, &t, 2, &id, "game.time_given").await;
+    assert_eq!(told.last().unwrap()["seconds"], 68 * 3600, "{told:?}");
+}
+
 async fn giving_time(backend: Backend) {
     let app = fast(backend).await;
     let t = app.trio("gift").await;
@@ -509,6 +541,7 @@ async fn giving_time(backend: Backend) {
 on_both_backends!(
     time_controls_are_checked,
     a_premove_played_ends_its_players_vacation,
+    gifts_to_one_turn_are_capped_at_seven_days,
     r35_a_fischer_bank_runs_out,
     weekends_pause_in_the_zone_of_the_player_to_move,
     a_vacation_stops_the_clock_until_a_move_ends_it,
