@@ -29,6 +29,12 @@ pub struct SeatClock {
     /// For the seat to move: when its time starts to count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since: Option<NaiveDateTime>,
+    /// For the seat to move, in a game that pauses on weekends: the zone
+    /// its player had when the turn began. A change of zone takes effect
+    /// from the player's next turn, so it cannot stretch a weekend already
+    /// under way (or counted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone: Option<Tz>,
 }
 
 impl SeatClock {
@@ -55,6 +61,7 @@ impl Clocks {
         let c = SeatClock {
             remaining_ms: bank.num_milliseconds(),
             since: None,
+            zone: None,
         };
         Clocks {
             first: c,
@@ -133,11 +140,15 @@ impl Loaded {
         self.row.clocks = clocks.map(|c| serde_json::to_string(c).expect("clocks serialize"));
     }
 
-    /// The zone whose weekends do not count for `p`, when the game pauses
-    /// them; a stored zone that is not one is an error naming the seat.
-    pub fn weekends_of(&self, p: Player) -> Result<Option<Tz>, GameError> {
+    /// The zone whose weekends do not count for `p` (whose clock is `c`),
+    /// when the game pauses them: the one fixed when the turn began, else the
+    /// player's own. A stored zone that is not one is an error naming the seat.
+    pub fn weekends_of(&self, p: Player, c: &SeatClock) -> Result<Option<Tz>, GameError> {
         if !self.row.pause_on_weekends {
             return Ok(None);
+        }
+        if let Some(zone) = c.zone {
+            return Ok(Some(zone));
         }
         let zone = self.seat(p).time_zone.as_deref().unwrap_or("UTC");
         zone.parse().map(Some).map_err(|_| {
@@ -166,7 +177,7 @@ impl Loaded {
         let Some(since) = c.since.filter(|_| self.seat(p).bot_level.is_none()) else {
             return Ok(None);
         };
-        let tz = self.weekends_of(p)?;
+        let tz = self.weekends_of(p, c)?;
         Ok(Some(
             clock::runs_out(since.and_utc(), c.remaining(), tz).naive_utc(),
         ))
@@ -181,7 +192,7 @@ impl Loaded {
     ) -> Result<Duration, GameError> {
         let c = clocks.get(p);
         let spent = match c.since {
-            Some(since) => clock::counted(since.and_utc(), now.and_utc(), self.weekends_of(p)?),
+            Some(since) => clock::counted(since.and_utc(), now.and_utc(), self.weekends_of(p, c)?),
             None => Duration::zero(),
         };
         Ok((c.remaining() - spent).max(Duration::zero()))
@@ -199,7 +210,17 @@ impl Loaded {
     fn run_to_move(&self, clocks: &mut Clocks, now: NaiveDateTime) {
         if let Some(p) = self.position().to_move() {
             let from = self.vacation_of(p, now).unwrap_or(now);
-            clocks.get_mut(p).since = Some(from);
+            // (A stored zone that is not one is left to `weekends_of`,
+            // which names it.)
+            let zone = self
+                .seat(p)
+                .time_zone
+                .as_deref()
+                .filter(|_| self.row.pause_on_weekends)
+                .and_then(|z| z.parse::<Tz>().ok());
+            let c = clocks.get_mut(p);
+            c.since = Some(from);
+            c.zone = zone;
         }
     }
 }
@@ -248,6 +269,7 @@ pub(super) fn pass_turn(
         let c = clocks.get_mut(p);
         c.set(after);
         c.since = None;
+        c.zone = None;
     }
     if g.position().is_over() {
         g.set_clocks(Some(&clocks));

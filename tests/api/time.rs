@@ -170,6 +170,51 @@ async fn r35_a_fischer_bank_runs_out(backend: Backend) {
         .is_empty());
 }
 
+/// A change of time zone takes effect from the player's next turn: it
+/// cannot stretch the weekend of the turn under way, even when a gift
+/// settles the clock after it.
+async fn a_zone_change_waits_for_the_next_turn(backend: Backend) {
+    let app = fast(backend).await;
+    let t = app.trio("tzs").await;
+    let tokyo = json!({"time_zone": "Asia/Tokyo"});
+    ok(app
+        .authed(Method::PATCH, "/api/v1/me", &t.tokens[1], Some(&tokyo))
+        .await)
+    .await;
+    // Friday 20:00 UTC is Saturday 05:00 in Tokyo: Middle's turn starts in
+    // a weekend, and counts from Monday 00:00 Tokyo (Sunday 15:00 UTC).
+    let friday = advance_to(&app, Weekday::Fri, 20);
+    let t = app.log_in_again(&t).await;
+    let id = app
+        .started_game(&t, json!({"days_per_move": 1, "pause_on_weekends": true}))
+        .await;
+    let game = app.play_all(&t, &id, &["3d4d"]).await;
+    let monday_tokyo = friday + Duration::hours(43);
+    about(at(&game["deadline"]), monday_tokyo + Duration::days(1));
+
+    // An hour on, Middle moves to Los Angeles, where it is still Friday, and
+    // an ally's one-hour gift settles the clock: the hour just passed still
+    // does not count, and the deadline moves by the gift alone.
+    app.clock.advance(Duration::hours(1));
+    let t = app.log_in_again(&t).await;
+    let la = json!({"time_zone": "America/Los_Angeles"});
+    ok(app
+        .authed(Method::PATCH, "/api/v1/me", &t.tokens[1], Some(&la))
+        .await)
+    .await;
+    let game = ok(give(&app, &t, 2, &id, json!({"to": "middle", "hours": 1})).await).await;
+    about(
+        at(&game["deadline"]),
+        monday_tokyo + Duration::days(1) + Duration::hours(1),
+    );
+    assert_eq!(
+        game["clocks"][1]["remaining_seconds"],
+        25 * 3600,
+        "{}",
+        game["clocks"]
+    );
+}
+
 async fn weekends_pause_in_the_zone_of_the_player_to_move(backend: Backend) {
     let app = fast(backend).await;
     let t = app.trio("wk").await;
@@ -542,6 +587,7 @@ on_both_backends!(
     time_controls_are_checked,
     a_premove_played_ends_its_players_vacation,
     gifts_to_one_turn_are_capped_at_seven_days,
+    a_zone_change_waits_for_the_next_turn,
     r35_a_fischer_bank_runs_out,
     weekends_pause_in_the_zone_of_the_player_to_move,
     a_vacation_stops_the_clock_until_a_move_ends_it,
