@@ -387,6 +387,7 @@ impl Settings {
             l.chat_per_minute,
             d.chat_messages.max,
         )?;
+        limits.bot_games.max = limit("limits.bot_games", l.bot_games, d.bot_games.max)?;
         let streams = streams::stream_settings(raw.streams, &database.url)?;
         let log = LogSettings {
             filter: raw.log.filter.unwrap_or_else(|| "info".into()),

@@ -97,6 +97,7 @@ pub(super) const VARIABLES: &[(&str, &str)] = &[
     ),
     ("SANNIN_LIMIT_PINGS_PER_HOUR", "limits.pings_per_hour"),
     ("SANNIN_LIMIT_CHAT_PER_MINUTE", "limits.chat_per_minute"),
+    ("SANNIN_LIMIT_BOT_GAMES", "limits.bot_games"),
     ("SANNIN_STREAMS_PER_ACCOUNT", "streams.per_account"),
     ("SANNIN_STREAMS_PER_CLIENT", "streams.per_client"),
     ("SANNIN_STREAM_BUFFER", "streams.buffer"),
@@ -317,6 +318,8 @@ pub(super) struct RawLimits {
     pub pings_per_hour: Option<usize>,
     #[serde_as(as = "Option<DisplayFromStr>")]
     pub chat_per_minute: Option<usize>,
+    #[serde_as(as = "Option<DisplayFromStr>")]
+    pub bot_games: Option<usize>,
 }
 
 #[serde_as]

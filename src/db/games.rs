@@ -595,6 +595,27 @@ pub fn created_by_since(
 }
 
 /// How many seats `user_id` has taken in games not yet over.
+/// The games not yet over that `user_id` has joined and a computer player sits in.
+pub fn unfinished_bot_games_of(conn: &mut DbConnection, user_id: &str) -> QueryResult<usize> {
+    use diesel::dsl::exists;
+    let bots = diesel::alias!(game_seats as bot_seats);
+    game_seats::table
+        .inner_join(games::table)
+        .filter(game_seats::user_id.eq(user_id))
+        .filter(game_seats::state.eq(SeatState::Joined))
+        .filter(games::status.eq_any([Status::Open, Status::Active]))
+        .filter(exists(
+            bots.inner_join(
+                users::table.on(users::id.nullable().eq(bots.field(game_seats::user_id))),
+            )
+            .filter(bots.field(game_seats::game_id).eq(games::id))
+            .filter(users::bot_level.is_not_null()),
+        ))
+        .count()
+        .get_result::<i64>(conn)
+        .map(|n| n as usize)
+}
+
 pub fn unfinished_seats_of(conn: &mut DbConnection, user_id: &str) -> QueryResult<usize> {
     game_seats::table
         .inner_join(games::table)

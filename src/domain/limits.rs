@@ -92,6 +92,8 @@ pub struct Limits {
     pub pings: Rate,
     /// Chat messages by one player in one game.
     pub chat_messages: Rate,
+    /// Games not yet over with a computer player, that one account plays in.
+    pub bot_games: Quota,
 }
 
 impl Limits {
@@ -135,6 +137,10 @@ impl Limits {
                 max: 10,
                 window: Duration::minutes(1),
                 per: "a minute in one game",
+            },
+            bot_games: Quota {
+                what: "games with computer players not yet over",
+                max: 10,
             },
         }
     }

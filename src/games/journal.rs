@@ -490,8 +490,22 @@ fn append_as(
     }
     if after.is_over() {
         super::ratings::settle(conn, &next, now)?;
+    } else if no_human_left(&next) {
+        // Nobody is left to play for: the computer players agree a draw
+        // among themselves at once (R36) instead of searching on, which
+        // would only delay other people's games.
+        return append_as(conn, settings, &next, Action::DrawAgreed, None, now, false);
     }
     Ok(next)
+}
+
+/// Whether every player still in the game is a computer player.
+fn no_human_left(g: &Loaded) -> bool {
+    g.status() == Status::Active
+        && g.position()
+            .living()
+            .iter()
+            .all(|p| g.seat(p).bot_level.is_some())
 }
 
 /// A sweep step that lost a race to another process has nothing left to do.

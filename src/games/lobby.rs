@@ -232,6 +232,12 @@ fn create(
             }
             invitees.push(user);
         }
+        // Computer players' turns cost the server's time: a bounded number
+        // of such games per account.
+        if invitees.iter().any(|u| u.bot_level.is_some()) {
+            let held = db::games::unfinished_bot_games_of(conn, &creator.id)?;
+            limits.bot_games.admit(held)?;
+        }
         let creator_seat = match new.seat {
             SeatChoice::Seat(p) => p,
             SeatChoice::Random => Player::from_index(rand::random_range(0..3)),
@@ -357,6 +363,10 @@ fn join(
         if !joined {
             let seats = db::games::unfinished_seats_of(conn, user_id)?;
             settings.limits.unfinished_games.admit(seats)?;
+            if g.seats.iter().any(|s| s.bot_level.is_some()) {
+                let held = db::games::unfinished_bot_games_of(conn, user_id)?;
+                settings.limits.bot_games.admit(held)?;
+            }
         }
         if let Some(mine) = g.seat_of(user_id) {
             if mine.state == SeatState::Joined {

@@ -98,6 +98,95 @@ async fn job_results(app: &TestApp, id: &str) -> Vec<String> {
     .await
 }
 
+/// A game with no human left in play ends at once: the computer players
+/// agree a draw among themselves (R36) rather than play on, so no search is
+/// spent on a game nobody watches.
+async fn a_game_with_no_human_left_ends_at_once(backend: Backend) {
+    let app = spawn_app_with(backend, quick_bots).await;
+    let human = signed_in(&app, "nh_alice").await;
+    let game = created(&app, &human, json!({"seat": "first", "bots": [5, 4]})).await;
+    let id = game["id"].as_str().unwrap().to_owned();
+    let res = app
+        .authed(
+            Method::POST,
+            &format!("/api/v1/games/{id}/resign"),
+            &human,
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let game: Value = res.json().await.unwrap();
+    assert_eq!(game["status"], "finished", "{game}");
+    assert_eq!(
+        game["result"],
+        json!({"winner": null, "draw": ["middle", "last"], "reason": "agreement"})
+    );
+    let moves: Value = app
+        .authed(
+            Method::GET,
+            &format!("/api/v1/games/{id}/moves"),
+            &human,
+            None,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let kinds: Vec<&str> = moves
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["resign", "draw_agreed"]);
+    assert!(moves_by_bots(&app, &human, &id).await.is_empty());
+}
+
+/// One account may play in a bounded number of unfinished games with
+/// computer players (`SANNIN_LIMIT_BOT_GAMES`), created or joined.
+async fn games_with_bots_are_bounded_per_account(backend: Backend) {
+    let app = spawn_app_with(backend, |s| {
+        quick_bots(s);
+        s.limits.bot_games.max = 1;
+    })
+    .await;
+    let human = signed_in(&app, "bq_alice").await;
+    let first = created(&app, &human, json!({"seat": "first", "bots": [1, 2]})).await;
+    let res = app.create_game(&human, &json!({"bots": [3, 4]})).await;
+    assert_problem(res, StatusCode::CONFLICT, "quota-exceeded").await;
+    // Joining someone else's game with a computer player counts too.
+    let bob = signed_in(&app, "bq_bob").await;
+    let other = created(
+        &app,
+        &bob,
+        json!({"seat": "first", "bots": [1], "open_seats": 1}),
+    )
+    .await;
+    let res = app.join_game(&human, other["id"].as_str().unwrap()).await;
+    assert_problem(res, StatusCode::CONFLICT, "quota-exceeded").await;
+    // Games among people are not limited by it.
+    let carol = signed_in(&app, "bq_carol").await;
+    let people = created(&app, &carol, json!({"open_seats": 2})).await;
+    assert_eq!(
+        app.join_game(&human, people["id"].as_str().unwrap())
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    // Once the game is over, another may begin.
+    let id = first["id"].as_str().unwrap();
+    let res = app
+        .authed(
+            Method::POST,
+            &format!("/api/v1/games/{id}/resign"),
+            &human,
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    created(&app, &human, json!({"bots": [3, 4]})).await;
+}
+
 /// R11, R35, R30: a human allied with a level-2 bot against a level-1 bot
 /// (which moves first) plays random legal moves; the bots answer every
 /// turn; after 20 of its moves the human resigns, which ends the game (an
@@ -477,6 +566,8 @@ async fn the_leaderboard_ranks_established_players(backend: Backend) {
 
 on_both_backends!(
     a_human_and_two_bots_finish_a_rated_game,
+    a_game_with_no_human_left_ends_at_once,
+    games_with_bots_are_bounded_per_account,
     two_processes_never_both_move_for_a_bot,
     a_claim_that_dies_is_taken_again,
     a_bot_answers_alliance_proposals,
