@@ -50,7 +50,10 @@ pub async fn leaderboard(
 ) -> Result<Vec<Ranked>, AccountError> {
     db::run(&state.pool, move |conn| {
         let min = crate::games::ratings::PROVISIONAL_GAMES;
-        Ok(db::ratings::leaderboard(conn, min, limit, offset)?)
+        let opponents = crate::games::ratings::LEADERBOARD_OPPONENTS;
+        Ok(db::ratings::leaderboard(
+            conn, min, opponents, limit, offset,
+        )?)
     })
     .await
 }

@@ -18,6 +18,8 @@ pub struct RatingRow {
     pub display: f64,
     pub games: i32,
     pub updated_at: NaiveDateTime,
+    /// Distinct opponents in the player's counted rated games.
+    pub opponents: i32,
 }
 
 /// What one rated game did to one player's rating.
@@ -33,6 +35,9 @@ pub struct RatingChangeRow {
     pub mu_after: f64,
     pub sigma_after: f64,
     pub created_at: NaiveDateTime,
+    /// Why the game did not count (`too-short`, `early-draw`, `repeated`):
+    /// the place is recorded and the rating stands.
+    pub uncounted: Option<String>,
 }
 
 /// Inserts `fresh` ratings for players who have none yet (a row another
@@ -118,20 +123,66 @@ pub fn changes_of_user(
         .load(conn)
 }
 
-/// The best-rated players with at least `min_games` rated games, best first,
-/// with their usernames and bot levels.
+/// The best-rated players with at least `min_games` counted rated games
+/// against at least `min_opponents` distinct opponents, best first, with
+/// their usernames and bot levels.
 pub fn leaderboard(
     conn: &mut DbConnection,
     min_games: i32,
+    min_opponents: i32,
     limit: i64,
     offset: i64,
 ) -> QueryResult<Vec<(RatingRow, String, Option<i32>)>> {
     r::table
         .inner_join(users::table.on(users::id.eq(r::user_id)))
         .filter(r::games.ge(min_games))
+        .filter(r::opponents.ge(min_opponents))
         .order((r::display.desc(), r::user_id.asc()))
         .limit(limit)
         .offset(offset)
         .select((RatingRow::as_select(), users::username, users::bot_level))
+        .load(conn)
+}
+
+/// The games `user_id`'s rating counted that finished after `since`.
+pub fn counted_games_since(
+    conn: &mut DbConnection,
+    user_id: &str,
+    since: NaiveDateTime,
+) -> QueryResult<Vec<GameId>> {
+    rc::table
+        .filter(rc::user_id.eq(user_id))
+        .filter(rc::uncounted.is_null())
+        .filter(rc::created_at.gt(since))
+        .select(rc::game_id)
+        .load(conn)
+}
+
+/// The distinct opponents of `user_id` in the rated games that counted.
+pub fn distinct_opponents(conn: &mut DbConnection, user_id: &str) -> QueryResult<i32> {
+    let games: Vec<GameId> = rc::table
+        .filter(rc::user_id.eq(user_id))
+        .filter(rc::uncounted.is_null())
+        .select(rc::game_id)
+        .load(conn)?;
+    let mut others: Vec<UserId> = rc::table
+        .filter(rc::game_id.eq_any(&games))
+        .filter(rc::user_id.ne(user_id))
+        .select(rc::user_id)
+        .load(conn)?;
+    others.sort();
+    others.dedup();
+    Ok(i32::try_from(others.len()).unwrap_or(i32::MAX))
+}
+
+/// The moves each seat made in the game: (seat, moves).
+pub fn moves_per_seat(conn: &mut DbConnection, game_id: &str) -> QueryResult<Vec<(String, i64)>> {
+    use super::schema::game_actions as ga;
+    ga::table
+        .filter(ga::game_id.eq(game_id))
+        .filter(ga::kind.eq("move"))
+        .filter(ga::seat.is_not_null())
+        .group_by(ga::seat)
+        .select((ga::seat.assume_not_null(), diesel::dsl::count_star()))
         .load(conn)
 }

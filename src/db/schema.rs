@@ -121,6 +121,7 @@ diesel::table! {
         display -> Double,
         games -> Integer,
         updated_at -> Timestamp,
+        opponents -> Integer,
     }
 }
 
@@ -135,6 +136,7 @@ diesel::table! {
         mu_after -> Double,
         sigma_after -> Double,
         created_at -> Timestamp,
+        uncounted -> Nullable<Text>,
     }
 }
 

@@ -3,7 +3,9 @@
 //! share first; the others by the order they left the game, later places
 //! higher), and the places update everyone's Weng-Lin rating (the
 //! `skillratings` crate, each player a team of one), in the transaction
-//! that finishes the game.
+//! that finishes the game. A result that says nothing about skill counts
+//! for nothing (see [`uncounted`]): too short a game, an early draw of all
+//! three, or too many games among the same players lately.
 
 use chrono::NaiveDateTime;
 use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
@@ -20,6 +22,62 @@ use super::GameError;
 /// A rating rests on fewer rated games than this: it is provisional, and
 /// its player is not on the leaderboard.
 pub const PROVISIONAL_GAMES: i32 = 10;
+
+/// The leaderboard also asks for counted games against this many distinct
+/// opponents, so no one climbs it against the same two accounts.
+pub const LEADERBOARD_OPPONENTS: i32 = 5;
+
+/// A rated game counts only once every player has made this many moves
+/// (earlier, it ends as if aborted: the places are kept, ratings stand).
+pub const MIN_MOVES_EACH: i64 = 3;
+
+/// A draw agreed by all three players before this ply does not count.
+pub const MIN_DRAW_PLY: u32 = 30;
+
+/// Rated games among the same three accounts (two or more of them people)
+/// that count within [`REPEAT_WINDOW_DAYS`]; later ones do not.
+pub const MAX_REPEATS: usize = 3;
+pub const REPEAT_WINDOW_DAYS: i64 = 30;
+
+/// Why a finished rated game says nothing about skill, if it does not:
+/// too short, an early draw of all three, or one more of many games among
+/// the same players lately.
+fn uncounted(
+    conn: &mut DbConnection,
+    g: &Loaded,
+    outcome: Outcome,
+    users: &[String],
+    now: NaiveDateTime,
+) -> Result<Option<&'static str>, GameError> {
+    let moves = db::ratings::moves_per_seat(conn, &g.row.id)?;
+    let made = |p: Player| {
+        moves
+            .iter()
+            .find(|(s, _)| s == seat_name(p))
+            .map_or(0, |(_, n)| *n)
+    };
+    if Player::ALL.iter().any(|p| made(*p) < MIN_MOVES_EACH) {
+        return Ok(Some("too-short"));
+    }
+    if let Outcome::Draw(set, crate::rules::DrawReason::Agreement) = outcome {
+        if set.len() == 3 && g.position().ply() < MIN_DRAW_PLY {
+            return Ok(Some("early-draw"));
+        }
+    }
+    let people = g.seats.iter().filter(|s| s.bot_level.is_none()).count();
+    if people >= 2 {
+        let since = now - chrono::Duration::days(REPEAT_WINDOW_DAYS);
+        let mut shared = db::ratings::counted_games_since(conn, &users[0], since)?;
+        for u in &users[1..] {
+            let theirs = db::ratings::counted_games_since(conn, u, since)?;
+            shared.retain(|g| theirs.contains(g));
+        }
+        if shared.len() >= MAX_REPEATS {
+            return Ok(Some("repeated"));
+        }
+    }
+    Ok(None)
+}
 
 /// The conservative value shown: the mean less three uncertainties.
 pub fn display(mu: f64, sigma: f64) -> f64 {
@@ -100,6 +158,7 @@ pub(super) fn settle(
         .filter_map(|e| parse_seat(&e.seat).map(|p| (p, e.seq)))
         .collect();
     let places = places(outcome, &eliminated);
+    let void = uncounted(conn, g, outcome, &users, now)?;
     let start = WengLinRating::new();
     let fresh: Vec<RatingRow> = users
         .iter()
@@ -110,6 +169,7 @@ pub(super) fn settle(
             display: display(start.rating, start.uncertainty),
             games: 0,
             updated_at: now,
+            opponents: 0,
         })
         .collect();
     db::ratings::ensure(conn, &fresh)?;
@@ -121,21 +181,13 @@ pub(super) fn settle(
             uncertainty: r.sigma,
         })
     });
-    let after = rate(&before, places);
+    // A game that does not count leaves every rating as it was.
+    let after = match void {
+        Some(_) => before,
+        None => rate(&before, places),
+    };
     let mut changes = Vec::with_capacity(3);
     for (i, user) in users.iter().enumerate() {
-        let games = current(user).map_or(0, |r| r.games) + 1;
-        db::ratings::save(
-            conn,
-            &RatingRow {
-                user_id: UserId::from(user.as_str()),
-                mu: after[i].rating,
-                sigma: after[i].uncertainty,
-                display: display(after[i].rating, after[i].uncertainty),
-                games,
-                updated_at: now,
-            },
-        )?;
         changes.push(RatingChangeRow {
             game_id: GameId::from(g.row.id.as_str()),
             user_id: UserId::from(user.as_str()),
@@ -146,9 +198,29 @@ pub(super) fn settle(
             mu_after: after[i].rating,
             sigma_after: after[i].uncertainty,
             created_at: now,
+            uncounted: void.map(str::to_owned),
         });
     }
     db::ratings::insert_changes(conn, &changes)?;
+    if void.is_some() {
+        return Ok(());
+    }
+    for (i, user) in users.iter().enumerate() {
+        let games = current(user).map_or(0, |r| r.games) + 1;
+        let opponents = db::ratings::distinct_opponents(conn, user)?;
+        db::ratings::save(
+            conn,
+            &RatingRow {
+                user_id: UserId::from(user.as_str()),
+                mu: after[i].rating,
+                sigma: after[i].uncertainty,
+                display: display(after[i].rating, after[i].uncertainty),
+                games,
+                updated_at: now,
+                opponents,
+            },
+        )?;
+    }
     Ok(())
 }
 

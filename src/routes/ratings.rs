@@ -28,7 +28,8 @@ pub struct RatingView {
     pub display: f64,
     /// Rated games finished.
     pub games: i32,
-    /// Fewer than 10 rated games: not yet on the leaderboard.
+    /// Fewer than 10 rated games: not yet on the leaderboard (which also
+    /// asks for counted games against at least 5 distinct opponents).
     pub provisional: bool,
 }
 
@@ -73,6 +74,12 @@ pub struct RatingChangeView {
     pub place: i32,
     pub before: RatingPoint,
     pub after: RatingPoint,
+    /// Why the game did not count, when it did not (`after` is then
+    /// `before`): `too-short` (a player made fewer than 3 moves),
+    /// `early-draw` (all three agreed a draw before ply 30) or `repeated`
+    /// (a fourth rated game among the same players within 30 days).
+    #[schema(value_type = Option<String>, example = json!(null))]
+    pub uncounted: Option<String>,
 }
 
 impl From<&RatingChangeRow> for RatingChangeView {
@@ -81,6 +88,7 @@ impl From<&RatingChangeRow> for RatingChangeView {
             place: c.place,
             before: RatingPoint::of(c.mu_before, c.sigma_before),
             after: RatingPoint::of(c.mu_after, c.sigma_after),
+            uncounted: c.uncounted.clone(),
         }
     }
 }

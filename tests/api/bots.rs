@@ -533,14 +533,15 @@ async fn bots_are_the_servers_own(backend: Backend) {
 /// conservative rating.
 async fn the_leaderboard_ranks_established_players(backend: Backend) {
     let app = spawn_app_with(backend, quick_bots).await;
-    for name in ["hl_ann", "hl_ben", "hl_cat"] {
+    for name in ["hl_ann", "hl_ben", "hl_cat", "hl_dan"] {
         app.register_user(name).await;
     }
     app.execute_sql(
-        "INSERT INTO ratings (user_id, mu, sigma, display, games, updated_at) \
+        "INSERT INTO ratings (user_id, mu, sigma, display, games, updated_at, opponents) \
          SELECT id, CASE username WHEN 'hl_ann' THEN 30 WHEN 'hl_ben' THEN 35 ELSE 40 END, 2, \
                 CASE username WHEN 'hl_ann' THEN 24 WHEN 'hl_ben' THEN 29 ELSE 34 END, \
-                CASE username WHEN 'hl_cat' THEN 9 ELSE 12 END, CURRENT_TIMESTAMP \
+                CASE username WHEN 'hl_cat' THEN 9 ELSE 12 END, CURRENT_TIMESTAMP, \
+                CASE username WHEN 'hl_dan' THEN 2 ELSE 5 END \
          FROM users WHERE username LIKE 'hl_%'",
     )
     .await;
@@ -556,7 +557,8 @@ async fn the_leaderboard_ranks_established_players(backend: Backend) {
         .iter()
         .map(|l| (l["username"].as_str().unwrap(), l["rank"].as_i64().unwrap()))
         .collect();
-    // hl_cat's rating is still provisional.
+    // hl_cat's rating is still provisional; hl_dan, the best, has played
+    // only two opponents.
     assert_eq!(names, [("hl_ben", 1), ("hl_ann", 2)]);
     let res = app
         .request(Method::GET, "/api/v1/leaderboard?limit=0")

@@ -395,6 +395,120 @@ async fn reads_during_moves_see_one_snapshot(backend: Backend) {
     assert!(a + b > 0);
 }
 
+/// Plays `plies` moves, each the first legal one of whoever is to move.
+async fn play_first_legal(
+    app: &crate::helpers::TestApp,
+    t: &crate::helpers::Trio,
+    id: &str,
+    plies: usize,
+) {
+    for _ in 0..plies {
+        let game = app.game_json(&t.tokens[0], id).await;
+        assert_eq!(game["status"], "active", "{game}");
+        let who = ["first", "middle", "last"]
+            .iter()
+            .position(|s| game["to_move"] == *s)
+            .unwrap();
+        let legal = game_legal(app, &t.tokens[who], id).await;
+        let ply = game["ply"].as_i64().unwrap();
+        let res = app.play_move(&t.tokens[who], id, &legal[0], ply).await;
+        assert_eq!(res.status(), StatusCode::CREATED);
+    }
+}
+
+/// The `uncounted` of each of `who`'s rated games, newest first, and their rating.
+async fn rating_history(app: &crate::helpers::TestApp, name: &str) -> (Vec<Value>, Value) {
+    let history: Value = app
+        .request(Method::GET, &format!("/api/v1/users/{name}/ratings"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let profile: Value = app.get_user(name).await.json().await.unwrap();
+    let games = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["uncounted"].clone())
+        .collect();
+    (games, profile["rating"].clone())
+}
+
+/// Results that say nothing about skill count for nothing: a rated game
+/// that ends before every player has moved three times, a draw all three
+/// agree before ply 30, and a fourth rated game among the same three people
+/// within 30 days. Their places are recorded; no rating moves.
+async fn results_that_say_nothing_about_skill_count_for_nothing(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let t = app.trio("farm").await;
+    let resign = |who: usize, id: String| {
+        let app = &app;
+        let token = t.tokens[who].clone();
+        async move {
+            let res = app
+                .authed(
+                    Method::POST,
+                    &format!("/api/v1/games/{id}/resign"),
+                    &token,
+                    None,
+                )
+                .await;
+            assert_eq!(res.status(), StatusCode::OK);
+        }
+    };
+    // Two sock puppets resign at once: nothing changes for anyone.
+    let id = app.started_game(&t, json!({"rated": true})).await;
+    play_first_legal(&app, &t, &id, 3).await;
+    resign(1, id.clone()).await;
+    resign(2, id.clone()).await;
+    let (games, rating) = rating_history(&app, &t.names[0]).await;
+    assert_eq!(games, [json!("too-short")]);
+    assert_eq!(rating["games"], 0, "{rating}");
+    assert_eq!(rating["display"], 0.0, "{rating}");
+
+    // An early draw of all three.
+    let id = app.started_game(&t, json!({"rated": true})).await;
+    play_first_legal(&app, &t, &id, 9).await;
+    for (who, what) in [(0, "offer"), (1, "accept"), (2, "accept")] {
+        let res = app
+            .authed(
+                Method::POST,
+                &format!("/api/v1/games/{id}/draw/{what}"),
+                &t.tokens[who],
+                None,
+            )
+            .await;
+        assert_eq!(res.status(), StatusCode::OK, "{what}");
+    }
+    let (games, rating) = rating_history(&app, &t.names[1]).await;
+    assert_eq!(games[0], "early-draw");
+    assert_eq!(rating["games"], 0);
+
+    // Three decisive games count; a fourth within 30 days does not.
+    for n in 0..4 {
+        let id = app.started_game(&t, json!({"rated": true})).await;
+        play_first_legal(&app, &t, &id, 9).await;
+        resign(1, id.clone()).await;
+        resign(2, id.clone()).await;
+        let (games, rating) = rating_history(&app, &t.names[0]).await;
+        if n < 3 {
+            assert_eq!(games[0], Value::Null, "game {n} counts");
+            assert_eq!(rating["games"], n + 1);
+        } else {
+            assert_eq!(games[0], "repeated");
+            assert_eq!(rating["games"], 3);
+        }
+    }
+    // Not on the leaderboard: ten games against five opponents are needed.
+    let board: Value = app
+        .request(Method::GET, "/api/v1/leaderboard")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(board, json!([]));
+}
+
 async fn time_out_eliminates_and_play_goes_on(backend: Backend) {
     let fast = |s: &mut sannin::config::Settings| {
         s.games.sweep_interval = Duration::from_millis(100);
@@ -762,6 +876,7 @@ async fn the_record_checks_the_scope_it_documents(backend: Backend) {
 
 on_both_backends!(
     reads_during_moves_see_one_snapshot,
+    results_that_say_nothing_about_skill_count_for_nothing,
     not_modified_reads_only_the_game_row,
     a_damaged_event_is_an_error_not_a_guess,
     the_record_checks_the_scope_it_documents,
