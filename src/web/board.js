@@ -9,15 +9,27 @@ const U = 40; // one cell's width in SVG units
 const R = U / Math.sqrt(3);
 const HEX = [-90, -30, 30, 90, 150, 210]
   .map((a) => [R * Math.cos(a * Math.PI / 180), R * Math.sin(a * Math.PI / 180)]);
+/** @param {number} x @param {number} y */
 const hexPoints = (x, y) => HEX.map(([dx, dy]) => `${(x + dx).toFixed(1)},${(y + dy).toFixed(1)}`).join(' ');
 const PIECE = [[0, -0.43], [0.29, -0.29], [0.35, 0.37], [-0.35, 0.37], [-0.29, -0.29]]
   .map(([x, y]) => `${(x * U).toFixed(1)},${(y * U).toFixed(1)}`).join(' ');
 const LETTER = { K: 'K', R: 'R', B: 'B', G: 'G', S: 'S', N: 'N', L: 'L', P: 'P' };
 
 /**
+ * What the board shows.
+ * @typedef {{
+ *   position: import('./position.js').Position, view: string, mySeat?: string | null,
+ *   selected?: string | null, dests?: Set<string>, targets?: Set<string>,
+ *   lastMoves?: {from?: string, to: string, seat: string}[], inCheck?: Set<string>,
+ *   names?: boolean, interactive?: boolean,
+ * }} BoardState
+ */
+
+/**
  * `onCell(name)` is called when a cell is clicked or chosen with Enter/Space.
  * Call `update(state)` with {position, view, mySeat, selected, dests, targets,
  * lastMoves: [{from, to, seat}], inCheck: Set of cells, names, interactive}.
+ * @param {{onCell: (name: string) => void, label?: string}} opts
  */
 export function createBoard({ onCell, label = 'Board' }) {
   const svg = s('svg', {
@@ -28,10 +40,13 @@ export function createBoard({ onCell, label = 'Board' }) {
   const cellLayer = s('g', { class: 'cells' });
   const arrowLayer = s('g', { class: 'arrows', 'aria-hidden': 'true' });
   svg.append(frame, cellLayer, arrowLayer);
+  /** @type {string | null} */
   let view = null;
+  /** @type {Map<string, {g: SVGGElement, content: SVGGElement, x: number, y: number}>} */
   let cells = new Map();
   let focusName = '7g';
 
+  /** @param {string} v */
   function build(v) {
     view = v;
     cells = new Map();
@@ -57,22 +72,25 @@ export function createBoard({ onCell, label = 'Board' }) {
     }
   }
 
+  /** @param {Event} e */
+  const cellOf = (e) => /** @type {SVGElement | null} */ (e.target instanceof Element ? e.target.closest('[data-cell]') : null);
   svg.addEventListener('click', (e) => {
-    const g = e.target.closest('[data-cell]');
-    if (!g) return;
+    const g = cellOf(e);
+    if (!g || !g.dataset.cell) return;
     moveFocus(g.dataset.cell, false);
     onCell(g.dataset.cell);
   });
   svg.addEventListener('keydown', (e) => {
-    const g = e.target.closest('[data-cell]');
-    if (!g) return;
+    const g = cellOf(e);
+    if (!g || !g.dataset.cell) return;
     const name = g.dataset.cell;
     if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
       onCell(name);
       return;
     }
-    const dir = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[e.key];
+    /** @type {[number, number] | undefined} */
+    const dir = /** @type {Record<string, [number, number]>} */ ({ ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] })[e.key];
     if (dir) {
       e.preventDefault();
       const next = neighbour(name, dir);
@@ -80,13 +98,18 @@ export function createBoard({ onCell, label = 'Board' }) {
     } else if (e.key === 'Home' || e.key === 'End') {
       e.preventDefault();
       const order = [...cells.values()].sort((a, b) => a.y - b.y || a.x - b.x);
-      moveFocus((e.key === 'Home' ? order[0] : order[order.length - 1]).g.dataset.cell, true);
+      moveFocus((e.key === 'Home' ? order[0] : order[order.length - 1]).g.dataset.cell || '7g', true);
     }
   });
 
-  /** The nearest cell on screen in a direction (within 60° of it). */
+  /**
+   * The nearest cell on screen in a direction (within 60° of it).
+   * @param {string} name
+   * @param {[number, number]} dir
+   */
   function neighbour(name, [dx, dy]) {
     const here = cells.get(name);
+    if (!here) return null;
     let best = null;
     let bestD = Infinity;
     for (const [n, c] of cells) {
@@ -102,15 +125,18 @@ export function createBoard({ onCell, label = 'Board' }) {
     return best;
   }
 
+  /** @param {string} name @param {boolean} focus */
   function moveFocus(name, focus) {
-    const old = cells.get(focusName);
-    if (old) old.g.setAttribute('tabindex', -1);
-    focusName = name;
     const c = cells.get(name);
-    c.g.setAttribute('tabindex', 0);
+    if (!c) return;
+    const old = cells.get(focusName);
+    if (old) old.g.setAttribute('tabindex', '-1');
+    focusName = name;
+    c.g.setAttribute('tabindex', '0');
     if (focus) c.g.focus();
   }
 
+  /** @param {BoardState} st */
   function update(st) {
     if (st.view !== view) build(st.view);
     const { position, selected, dests = new Set(), targets = new Set(), lastMoves = [], inCheck = new Set() } = st;
@@ -150,7 +176,7 @@ export function createBoard({ onCell, label = 'Board' }) {
       const content = c.content;
       content.replaceChildren();
       if (p) {
-        const turn = forwardAngle(p.owner, view) + 90;
+        const turn = forwardAngle(p.owner, st.view) + 90;
         content.append(
           s('polygon', { class: `piece owner-${p.owner}`, points: PIECE, transform: `rotate(${turn.toFixed(0)})` }),
           s('text', { class: ['glyph', p.promoted && 'promoted'], y: 0.13 * U, 'text-anchor': 'middle' },
@@ -180,5 +206,7 @@ export function createBoard({ onCell, label = 'Board' }) {
     }
   }
 
-  return { el: svg, update, focusCell: (n) => moveFocus(n, true) };
+  /** @param {string} n */
+  const focusCell = (n) => moveFocus(n, true);
+  return { el: svg, update, focusCell };
 }

@@ -1,11 +1,11 @@
 // The game page: the board from my seat, the players, the moves, and every
 // action a player has. All state lives in `st`; `draw()` renders from it.
 
-import { api } from '../api.js';
+import { api, apiFull } from '../api.js';
 import { createBoard } from '../board.js';
 import { deadlineWords, myPlayer, namer, playerName, statusWords } from '../games.js';
 import {
-  CELLS, HAND_ORDER, PIECE_NAME, SEAT_LETTER, SEAT_NAME, SEATS, describeEffect, describeMove,
+  CELLS, HAND_ORDER, asSeat, PIECE_NAME, SEAT_LETTER, SEAT_NAME, SEATS, describeEffect, describeMove,
   eliminationWords, parseMove, parsePosition, pieceWords,
 } from '../position.js';
 import { follow } from '../sse.js';
@@ -16,8 +16,26 @@ import {
 const START = 'Ll1Pl1Pf1Lf/SlBlPl2PfRfSf/Gl1Pl3Pf1Gf/Kl1Pl4Pf1Kf/Gl1Nl5Nf1Gf/Sl1Pl6Pf1Sf/LlRlPl7PfBfLf/1Pl8Pf1/Pl9Pf/10/PmPmPmPmNmPmPmPmPm/1Bm4Rm1/LmSmGmKmGmSmLm f - - fml 1';
 const PREF_NAMES = 'sannin.cellNames';
 
+/**
+ * @typedef {import('sannin-api').Schemas} Schemas
+ * @typedef {Schemas['Seat']} Seat
+ * @typedef {import('../position.js').Move} Move
+ */
+
 export async function render(main, { params, app }) {
   const id = params[0].toLowerCase();
+  /**
+   * The page's state; `draw()` renders from it.
+   * @type {{
+   *   game: Schemas['GameView'] | null, etag: string | null, pos: import('../position.js').Position | null,
+   *   actions: Schemas['ActionView'][], profiles: Record<string, Schemas['PublicProfile'] | null>,
+   *   chat: Schemas['ChatMessageView'][], chatMuted: boolean,
+   *   selected: {cell?: string, hand?: import('../position.js').Kind} | null,
+   *   pending: {to: string, promote?: boolean, text: string}[] | null,
+   *   illum: Set<string>, view: string | null, names: boolean,
+   *   live: import('../sse.js').StreamState, recent: string[],
+   * }}
+   */
   const st = {
     game: null, etag: null, pos: null, actions: [], profiles: {}, chat: [], chatMuted: false,
     selected: null, pending: null, illum: new Set(), view: null, names: localStorage.getItem(PREF_NAMES) !== '0',
@@ -80,7 +98,7 @@ export async function render(main, { params, app }) {
   // ---------- loading ----------
   async function loadGame() {
     try {
-      const r = await api('GET', `/games/${id}`, { full: true, etag: st.etag });
+      const r = await apiFull('GET', '/games/{id}', { params: { id }, etag: st.etag });
       if (r.status === 304) return false;
       setGame(r.body, r.etag);
       return true;
@@ -93,6 +111,7 @@ export async function render(main, { params, app }) {
     }
   }
 
+  /** @param {Schemas['GameView']} g @param {string | null} etag */
   function setGame(g, etag) {
     const before = st.game;
     st.game = g;
@@ -110,12 +129,12 @@ export async function render(main, { params, app }) {
 
   async function loadProfile(name) {
     st.profiles[name] = null;
-    try { st.profiles[name] = await api('GET', `/users/${encodeURIComponent(name)}`, { anonymous: true }); drawPlayers(); } catch { /* shown without */ }
+    try { st.profiles[name] = await api('GET', '/users/{username}', { params: { username: name }, anonymous: true }); drawPlayers(); } catch { /* shown without */ }
   }
 
   async function loadMoves() {
     try {
-      st.actions = await api('GET', `/games/${id}/moves`, { anonymous: true });
+      st.actions = await api('GET', '/games/{id}/moves', { params: { id }, anonymous: true });
       drawMoves();
       drawBoard();
     } catch (e) { /* the next change loads them again */ }
@@ -125,7 +144,7 @@ export async function render(main, { params, app }) {
     if (!seated()) return;
     try {
       const after = st.chat.length ? st.chat[st.chat.length - 1].n : 0;
-      const page = await api('GET', `/games/${id}/chat?after=${after}`);
+      const page = await api('GET', '/games/{id}/chat', { params: { id }, query: { after } });
       st.chat.push(...page.messages);
       st.chatMuted = page.table_muted;
       drawChat();
@@ -193,20 +212,23 @@ export async function render(main, { params, app }) {
   function choose(cands) {
     st.pending = cands;
     draw();
-    const b = moveBar.querySelector('button.primary');
+    const b = /** @type {HTMLButtonElement | null} */ (moveBar.querySelector('button.primary'));
     if (b) b.focus();
   }
 
+  /** @param {string} text @param {HTMLButtonElement} button */
   async function play(text, button) {
-    const offer = moveBar.querySelector('input[name=offer]');
+    const offer = /** @type {HTMLInputElement | null} */ (moveBar.querySelector('input[name=offer]'));
+    /** @type {import('sannin-api').SendBody<'/games/{id}/moves', 'POST'>} */
     const body = { move: text, ply: st.game.ply };
     if (offer && offer.checked) body.offer_draw = true;
     await busy(button, async () => {
       try {
-        const g = await api('POST', `/games/${id}/moves`, { body, idempotent: true });
+        const g = await api('POST', '/games/{id}/moves', { params: { id }, body, idempotent: true });
         st.selected = null; st.pending = null;
         setGame(g, null);
-        board.focusCell(parseMove(text).to || parseMove(text).from);
+        const mv = parseMove(text);
+        if (mv) board.focusCell(mv.kind === 'illuminate' ? mv.from : mv.to);
       } catch (e) {
         if (e.status === 409) {
           toast('The game moved on meanwhile; here it is as it stands now.', 'error');
@@ -373,7 +395,7 @@ export async function render(main, { params, app }) {
           if (box.checked) st.illum.add(c); else st.illum.delete(c);
           drawBoard();
           drawMoveBar();
-          const again = illumBar.querySelectorAll('input[type=checkbox]')[all.indexOf(c)];
+          const again = /** @type {HTMLInputElement | undefined} */ (illumBar.querySelectorAll('input[type=checkbox]')[all.indexOf(c)]);
           if (again) again.focus();
         });
         return field(`${pieceWords(st.pos.cells.get(c))} on ${c}`, box);
@@ -391,7 +413,7 @@ export async function render(main, { params, app }) {
     const c = (g.clocks || []).find((x) => x.seat === p.seat);
     if (!c || p.state !== 'playing') return null;
     if (c.running && c.deadline) {
-      const left = (new Date(c.deadline) - Date.now()) / 1000;
+      const left = (new Date(c.deadline).getTime() - Date.now()) / 1000;
       return `Must move by ${when(c.deadline)} (${left > 0 ? duration(left) : 'no time'} left)`;
     }
     if (g.time_control.kind === 'fischer') return `Time in the bank: ${duration(c.remaining_seconds)}`;
@@ -442,8 +464,17 @@ export async function render(main, { params, app }) {
     }));
     return b;
   }
-  const post = async (path, body) => {
-    const g = await api('POST', `/games/${id}${path}`, body === undefined ? {} : { body });
+  /**
+   * POST one of this game's actions (`{id}` is this game), then show the game
+   * as it stands after it.
+   * @template {import('sannin-api').ApiPath & `/games/{id}/${string}`} P
+   * @param {P} path
+   * @param {Omit<import('sannin-api').Options<P, 'POST'>, 'params'> & {params?: Record<string, string>}} [opts]
+   */
+  const post = async (path, opts) => {
+    const o = /** @type {{params?: Record<string, string>}} */ (opts || {});
+    // One place where the path is generic: the callers' options are checked above.
+    const g = /** @type {any} */ (await api(/** @type {any} */ ('POST'), path, /** @type {any} */ ({ ...o, params: { ...o.params, id } })));
     if (g && g.players) setGame(g, null); else await loadGame();
     return g;
   };
@@ -457,16 +488,16 @@ export async function render(main, { params, app }) {
       if (mine && mine.state === 'invited') {
         parts.push(h('p', {}, 'You are invited to this game.'),
           h('div', { class: 'actions' },
-            button('Accept invitation', () => post('/join'), 'primary'),
-            button('Decline invitation', () => post('/decline'))));
+            button('Accept invitation', () => post('/games/{id}/join'), 'primary'),
+            button('Decline invitation', () => post('/games/{id}/decline'))));
       } else if (!mine && app.signedIn() && g.players.some((p) => p.state === 'open')) {
         parts.push(h('div', { class: 'actions' }, g.players.filter((p) => p.state === 'open').map((p) =>
-          button(`Join as ${SEAT_NAME[p.seat]}`, () => post(`/join?seat=${p.seat}`), 'primary'))));
+          button(`Join as ${SEAT_NAME[p.seat]}`, () => post('/games/{id}/join', { query: { seat: asSeat(p.seat) } }), 'primary'))));
       } else if (!app.signedIn()) {
         parts.push(h('p', {}, h('a', { href: `/login?next=/games/${id}` }, 'Log in'), ' to join this game.'));
       }
       if (app.me && g.created_by === app.me.username) {
-        parts.push(h('div', { class: 'actions' }, button('Cancel this game', () => post('/cancel'))));
+        parts.push(h('div', { class: 'actions' }, button('Cancel this game', () => post('/games/{id}/cancel'))));
       }
       if (g.expires_at) parts.push(h('p', { class: 'small muted' }, `Unfilled seats lapse on ${when(g.expires_at)}.`));
     }
@@ -474,15 +505,15 @@ export async function render(main, { params, app }) {
       // Draw (R36)
       const d = g.draw_offer;
       const drawPart = [];
-      if (!d) drawPart.push(h('div', { class: 'actions' }, button('Offer draw', () => post('/draw/offer'))));
+      if (!d) drawPart.push(h('div', { class: 'actions' }, button('Offer draw', () => post('/games/{id}/draw/offer'))));
       else {
         const waiting = d.awaiting.map(name).join(' and ');
         if (d.by === g.your_seat) {
           drawPart.push(h('p', {}, `You offered a draw. Waiting for ${waiting}.`),
-            h('div', { class: 'actions' }, button('Withdraw draw offer', () => post('/draw/decline'))));
+            h('div', { class: 'actions' }, button('Withdraw draw offer', () => post('/games/{id}/draw/decline'))));
         } else if (d.awaiting.includes(g.your_seat)) {
           drawPart.push(h('p', {}, `${name(d.by)} offers a draw.`, d.accepted.length > 1 ? ` Accepted so far: ${d.accepted.map(name).join(', ')}.` : ''),
-            h('div', { class: 'actions' }, button('Accept draw', () => post('/draw/accept'), 'primary'), button('Decline draw', () => post('/draw/decline'))));
+            h('div', { class: 'actions' }, button('Accept draw', () => post('/games/{id}/draw/accept'), 'primary'), button('Decline draw', () => post('/games/{id}/draw/decline'))));
         } else drawPart.push(h('p', {}, `${name(d.by)} offered a draw; you accepted. Waiting for ${waiting}.`));
       }
       parts.push(h('h3', {}, 'Draw'), drawPart);
@@ -495,15 +526,15 @@ export async function render(main, { params, app }) {
           if (p.to === g.your_seat) {
             rows.push(h('p', {}, `${name(p.from)} proposes an alliance to you.`),
               h('div', { class: 'actions' },
-                button('Accept alliance', () => post(`/alliance/proposals/${p.id}/accept`), 'primary'),
-                button('Decline alliance', () => post(`/alliance/proposals/${p.id}/decline`))));
+                button('Accept alliance', () => post('/games/{id}/alliance/proposals/{pid}/accept', { params: { pid: p.id } }), 'primary'),
+                button('Decline alliance', () => post('/games/{id}/alliance/proposals/{pid}/decline', { params: { pid: p.id } }))));
           } else if (p.from === g.your_seat) {
             rows.push(h('p', {}, `You proposed an alliance to ${name(p.to)}.`),
-              h('div', { class: 'actions' }, button('Withdraw proposal', () => post(`/alliance/proposals/${p.id}/withdraw`))));
+              h('div', { class: 'actions' }, button('Withdraw proposal', () => post('/games/{id}/alliance/proposals/{pid}/withdraw', { params: { pid: p.id } }))));
           }
         }
         const others = alive.filter((s) => s !== g.your_seat && !props.some((p) => (p.from === g.your_seat && p.to === s) || (p.from === s && p.to === g.your_seat)));
-        if (others.length) rows.push(h('div', { class: 'actions' }, others.map((s) => button(`Propose alliance to ${name(s)}`, () => post('/alliance/proposals', { to: s })))));
+        if (others.length) rows.push(h('div', { class: 'actions' }, others.map((s) => button(`Propose alliance to ${name(s)}`, () => post('/games/{id}/alliance/proposals', { body: { to: asSeat(s) } })))));
         parts.push(h('h3', {}, 'Alliance'),
           h('p', { class: 'small muted' }, 'Two players may ally against the third: allies may not check each other, and the alliance lasts until the third is out. It promotes the third player\u2019s king.'),
           rows);
@@ -522,7 +553,7 @@ export async function render(main, { params, app }) {
           form.addEventListener('submit', (e) => {
             e.preventDefault();
             busy(give, async () => {
-              try { await post('/time', { to: to.value, hours: Number(hours.value) }); toast(`You gave ${hours.value} hours to ${name(to.value)}.`); } catch (err) { showErrors(form, err); }
+              try { await post('/games/{id}/time', { body: { to: asSeat(to.value), hours: Number(hours.value) } }); toast(`You gave ${hours.value} hours to ${name(to.value)}.`); } catch (err) { showErrors(form, err); }
             });
           });
           parts.push(h('h3', {}, 'Give time'), h('p', { class: 'small muted' }, 'Add time to another player\u2019s clock, once per turn.'), form);
@@ -538,7 +569,7 @@ export async function render(main, { params, app }) {
     const yes = h('button', { type: 'button', class: 'danger' }, 'Yes, resign');
     const no = h('button', { type: 'button', class: 'primary' }, 'Keep playing');
     yes.addEventListener('click', () => busy(yes, async () => {
-      try { await post('/resign'); resignDialog.close(); toast('You resigned.'); } catch (e) { resignDialog.close(); toast(e.detail, 'error'); }
+      try { await post('/games/{id}/resign'); resignDialog.close(); toast('You resigned.'); } catch (e) { resignDialog.close(); toast(e.detail, 'error'); }
     }));
     no.addEventListener('click', () => resignDialog.close());
     resignDialog.append(h('h2', { id: 'resign-h' }, 'Resign this game?'),
@@ -630,7 +661,7 @@ export async function render(main, { params, app }) {
         try {
           const body = { text: text.value };
           if (chatTo.value !== 'all') body.to = chatTo.value;
-          const m = await api('POST', `/games/${id}/chat`, { body });
+          const m = await api('POST', '/games/{id}/chat', { params: { id }, body });
           if (!st.chat.some((x) => x.n === m.n)) st.chat.push(m);
           text.value = '';
           drawChat();
@@ -639,7 +670,7 @@ export async function render(main, { params, app }) {
     });
     text.addEventListener('keydown', (e) => { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); } });
     muteBox.addEventListener('change', async () => {
-      try { await api('PUT', `/games/${id}/chat/mute`, { body: { table_muted: muteBox.checked } }); } catch (e) { toast(e.detail, 'error'); }
+      try { await api('PUT', '/games/{id}/chat/mute', { params: { id }, body: { table_muted: muteBox.checked } }); } catch (e) { toast(e.detail, 'error'); }
     });
     clear(chatBox, h('h2', { id: 'chat-h' }, 'Chat'), chatList, form,
       field('Mute the table chat (no notices for it; private messages still come)', muteBox));
@@ -649,7 +680,7 @@ export async function render(main, { params, app }) {
     nform.addEventListener('submit', (e) => {
       e.preventDefault();
       busy(save, async () => {
-        try { const n = await api('PUT', `/games/${id}/notes`, { body: { text: notesText.value } }); notesState.textContent = n.updated_at ? `Saved ${shortWhen(n.updated_at)}` : 'Removed'; } catch (err) { showErrors(nform, err); }
+        try { const n = await api('PUT', '/games/{id}/notes', { params: { id }, body: { text: notesText.value } }); notesState.textContent = n.updated_at ? `Saved ${shortWhen(n.updated_at)}` : 'Removed'; } catch (err) { showErrors(nform, err); }
       });
     });
     clear(notesBox, h('h2', { id: 'notes-h' }, 'My notes'), nform);
@@ -666,22 +697,22 @@ export async function render(main, { params, app }) {
       e.preventDefault();
       const lines = preText.value.split('\n').map((l) => l.trim().split(/[\s,;]+/).filter(Boolean)).filter((l) => l.length);
       busy(psave, async () => {
-        try { const p = await api('PUT', `/games/${id}/premoves`, { body: { lines } }); showPremoves(p); toast('Premoves saved.'); } catch (err) { showErrors(pform, err); }
+        try { const p = await api('PUT', '/games/{id}/premoves', { params: { id }, body: { lines } }); showPremoves(p); toast('Premoves saved.'); } catch (err) { showErrors(pform, err); }
       });
     });
     pclear.addEventListener('click', () => busy(pclear, async () => {
-      try { await api('DELETE', `/games/${id}/premoves`); showPremoves({ lines: [] }); preText.value = ''; } catch (e) { toast(e.detail, 'error'); }
+      try { await api('DELETE', '/games/{id}/premoves', { params: { id } }); showPremoves({ lines: [] }); preText.value = ''; } catch (e) { toast(e.detail, 'error'); }
     }));
     clear(premovesBox, h('h2', { id: 'pre-h' }, 'Premoves'), preList, pform);
 
-    api('GET', `/games/${id}/notes`).then((n) => { notesText.value = n.text; if (n.updated_at) notesState.textContent = `Saved ${shortWhen(n.updated_at)}`; }).catch(() => {});
+    api('GET', '/games/{id}/notes', { params: { id } }).then((n) => { notesText.value = n.text; if (n.updated_at) notesState.textContent = `Saved ${shortWhen(n.updated_at)}`; }).catch(() => {});
     loadPremoves();
     loadChat();
   }
 
   async function loadPremoves() {
     if (!playing()) return;
-    try { showPremoves(await api('GET', `/games/${id}/premoves`)); } catch { /* none */ }
+    try { showPremoves(await api('GET', '/games/{id}/premoves', { params: { id } })); } catch { /* none */ }
   }
   function showPremoves(p) {
     clear(preList, p.lines.length

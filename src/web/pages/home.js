@@ -27,9 +27,9 @@ export async function render(main, { app, query }) {
   async function load() {
     try {
       const [list, others, profile] = await Promise.all([
-        api('GET', '/games?limit=100'),
-        api('GET', '/games?mine=false&status=open&limit=20'),
-        me ? api('GET', `/users/${encodeURIComponent(me.username)}`) : null,
+        api('GET', '/games', { query: { limit: 100 } }),
+        api('GET', '/games', { query: { mine: false, status: 'open', limit: 20 } }),
+        me ? api('GET', '/users/{username}', { params: { username: me.username } }) : null,
       ]);
       showMine(list.games);
       showOpen(others.games.filter((g) => !myPlayer(g)));
@@ -67,10 +67,10 @@ export async function render(main, { app, query }) {
     const accept = h('button', { type: 'button', class: 'primary' }, 'Accept invitation');
     const decline = h('button', { type: 'button' }, 'Decline invitation');
     accept.addEventListener('click', () => busy(accept, async () => {
-      try { await api('POST', `/games/${g.id}/join`); app.navigate(`/games/${g.id}`); } catch (e) { toast(e.detail, 'error'); }
+      try { await api('POST', '/games/{id}/join', { params: { id: g.id } }); app.navigate(`/games/${g.id}`); } catch (e) { toast(e.detail, 'error'); }
     }));
     decline.addEventListener('click', () => busy(decline, async () => {
-      try { await api('POST', `/games/${g.id}/decline`); toast('Invitation declined.'); load(); } catch (e) { toast(e.detail, 'error'); }
+      try { await api('POST', '/games/{id}/decline', { params: { id: g.id } }); toast('Invitation declined.'); load(); } catch (e) { toast(e.detail, 'error'); }
     }));
     return [accept, decline];
   }
@@ -83,7 +83,7 @@ export async function render(main, { app, query }) {
     open.replaceChildren(h('ul', { class: 'games' }, games.map((g) => {
       const join = h('button', { type: 'button', class: 'primary' }, 'Join this game');
       join.addEventListener('click', () => busy(join, async () => {
-        try { await api('POST', `/games/${g.id}/join`); app.navigate(`/games/${g.id}`); } catch (e) { toast(e.detail, 'error'); }
+        try { await api('POST', '/games/{id}/join', { params: { id: g.id } }); app.navigate(`/games/${g.id}`); } catch (e) { toast(e.detail, 'error'); }
       }));
       return gameItem(g, [join]);
     })));

@@ -86,7 +86,8 @@ export function render(main, { app }) {
 
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    const body = { seat: seat.value, bots: [], invite: [], open_seats: 0 };
+    /** @type {import('sannin-api').Schemas['CreateGameRequest'] & {bots: number[], invite: string[], open_seats: number}} */
+    const body = { seat: /** @type {import('sannin-api').Schemas['SeatChoice']} */ (seat.value), bots: [], invite: [], open_seats: 0 };
     for (const o of [o1, o2]) {
       if (o.kind.value === 'bot') body.bots.push(Number(o.level.value));
       else if (o.kind.value === 'invite') body.invite.push(o.user.value.trim());
@@ -105,7 +106,10 @@ export function render(main, { app }) {
       body.vacation = vacation.checked;
     }
     body.rated = rated.checked;
-    body.options = { stuck_piece: stuck.value, illumination: illum.value };
+    body.options = {
+      stuck_piece: /** @type {import('sannin-api').Schemas['StuckPieceOption']} */ (stuck.value),
+      illumination: /** @type {import('sannin-api').Schemas['IlluminationOption']} */ (illum.value),
+    };
     busy(submit, async () => {
       try {
         const g = await api('POST', '/games', { body });

@@ -56,6 +56,7 @@ export async function render(main, { app }) {
   main.append(mailSec);
   try {
     const ns = await api('GET', '/me/notifications');
+    /** @type {[string, HTMLInputElement, HTMLElement][]} */
     const boxes = MAIL_KINDS.filter(([k]) => k in ns.mail || k === 'game.chat' || k === 'game.draw_offered').map(([k, label]) => {
       const b = h('input', { type: 'checkbox', name: k, checked: !!ns.mail[k] });
       return [k, b, field(label, b, { name: `mail.${k}` })];
@@ -84,6 +85,7 @@ export async function render(main, { app }) {
   async function vacation() {
     let v;
     try { v = await api('GET', '/me/vacation'); } catch (e) { clear(vacSec, h('h2', { id: 'vac-h' }, 'Vacation'), h('p', { class: 'form-error' }, e.detail)); return; }
+    /** @type {HTMLElement[]} */
     const parts = [h('h2', { id: 'vac-h' }, 'Vacation'),
       h('p', {}, `While you are on vacation your clock stands still in every game that allows it. You earn one day for every ${v.earn_one_day_every_days} days since you registered, up to ${v.max_days}.`)];
     if (v.current) {
