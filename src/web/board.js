@@ -13,6 +13,9 @@ const HEX = [-90, -30, 30, 90, 150, 210]
 const hexPoints = (x, y) => HEX.map(([dx, dy]) => `${(x + dx).toFixed(1)},${(y + dy).toFixed(1)}`).join(' ');
 const PIECE = [[0, -0.43], [0.29, -0.29], [0.35, 0.37], [-0.35, 0.37], [-0.29, -0.29]]
   .map(([x, y]) => `${(x * U).toFixed(1)},${(y * U).toFixed(1)}`).join(' ');
+// The picture's bounds: with the frame, or tight around the cells (phones).
+const VIEW_FRAMED = `${-6.8 * U} ${-5.9 * U} ${13.6 * U} ${11.8 * U}`;
+const VIEW_TIGHT = `${-6.55 * U} ${-5.8 * U} ${13.1 * U} ${11.6 * U}`;
 const LETTER = { K: 'K', R: 'R', B: 'B', G: 'G', S: 'S', N: 'N', L: 'L', P: 'P' };
 
 /**
@@ -21,19 +24,20 @@ const LETTER = { K: 'K', R: 'R', B: 'B', G: 'G', S: 'S', N: 'N', L: 'L', P: 'P' 
  *   position: import('./position.js').Position, view: string, mySeat?: string | null,
  *   selected?: string | null, dests?: Set<string>, targets?: Set<string>,
  *   lastMoves?: {from?: string, to: string, seat: string}[], inCheck?: Set<string>,
- *   names?: boolean, interactive?: boolean,
+ *   names?: boolean, interactive?: boolean, compact?: boolean,
  * }} BoardState
  */
 
 /**
  * `onCell(name)` is called when a cell is clicked or chosen with Enter/Space.
  * Call `update(state)` with {position, view, mySeat, selected, dests, targets,
- * lastMoves: [{from, to, seat}], inCheck: Set of cells, names, interactive}.
+ * lastMoves: [{from, to, seat}], inCheck: Set of cells, names, interactive,
+ * compact: no frame, the cells to the edges}.
  * @param {{onCell: (name: string) => void, label?: string}} opts
  */
 export function createBoard({ onCell, label = 'Board' }) {
   const svg = s('svg', {
-    class: 'board', viewBox: `${-6.8 * U} ${-5.9 * U} ${13.6 * U} ${11.8 * U}`, role: 'group',
+    class: 'board', viewBox: VIEW_FRAMED, role: 'group',
     'aria-label': label, 'aria-roledescription': 'board',
   });
   const frame = s('polygon', { class: 'frame' });
@@ -142,6 +146,8 @@ export function createBoard({ onCell, label = 'Board' }) {
     const { position, selected, dests = new Set(), targets = new Set(), lastMoves = [], inCheck = new Set() } = st;
     svg.classList.toggle('names', !!st.names);
     svg.classList.toggle('interactive', !!st.interactive);
+    svg.classList.toggle('compact', !!st.compact);
+    svg.setAttribute('viewBox', st.compact ? VIEW_TIGHT : VIEW_FRAMED);
     const from = new Map(); const to = new Map();
     for (const m of lastMoves) {
       if (m.from) from.set(m.from, m.seat);

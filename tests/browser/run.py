@@ -272,6 +272,47 @@ def main():
             dp.screenshot(path=os.path.join(SHOTS, "home-1280-dark.png"), full_page=True)
             dark.close()
 
+        def phone_board():
+            # At 360 and 390 px the board runs from edge to edge, without its frame;
+            # zoomed in, a cell is a finger wide and the board scrolls sideways.
+            measure = """() => {
+                const c = document.querySelector('[data-cell="7g"] .hex').getBoundingClientRect();
+                const b = document.querySelector('svg.board').getBoundingClientRect();
+                const w = document.querySelector('.board-wrap');
+                return {cell: c.width, left: b.left, width: b.width, page: document.documentElement.scrollWidth,
+                        scroll: w.scrollWidth - w.clientWidth, scrolled: w.scrollLeft};
+            }"""
+            for width in (360, 390):
+                page.set_viewport_size({"width": width, "height": 800})
+                page.wait_for_timeout(200)
+                zoom = page.get_by_role("button", name=re.compile("Zoom in on the board|Show the whole board"))
+                if zoom.get_attribute("aria-pressed") == "true":
+                    zoom.click()
+                m = page.evaluate(measure)
+                assert m["page"] <= width, f"the page is wider than the screen at {width}px: {m}"
+                assert abs(m["left"]) < 1 and abs(m["width"] - width) < 1, f"the board does not fill {width}px: {m}"
+                assert m["cell"] > 0.07 * width, f"cells too small at {width}px: {m}"
+                page.screenshot(path=os.path.join(SHOTS, f"game-{width}.png"))
+                page.get_by_role("button", name="Zoom in on the board").click()
+                expect(page.get_by_role("button", name="Show the whole board")).to_have_attribute("aria-pressed", "true")
+                m = page.evaluate(measure)
+                assert m["cell"] >= 36, f"zoomed cells are {m['cell']:.1f}px at {width}px"
+                assert m["page"] <= width, f"the zoomed board widens the page at {width}px: {m}"
+                assert m["scroll"] > 0 and 0 < m["scrolled"] < m["scroll"], f"the zoomed board is not centred: {m}"
+                page.screenshot(path=os.path.join(SHOTS, f"game-{width}-zoomed.png"))
+                # Zoomed in, cells still answer taps: a piece shows where it may go.
+                if "Your move" in page.locator(".banner").inner_text():
+                    mine = page.locator("[data-cell][aria-label*=', your ']")
+                    for i in range(mine.count()):
+                        mine.nth(i).click()
+                        if page.locator("[data-cell].dest").count():
+                            break
+                    assert page.locator("[data-cell].dest").count(), "no destination shown after a tap"
+                    mine.nth(i).click()  # deselect
+                page.get_by_role("button", name="Show the whole board").click()
+            page.set_viewport_size({"width": 1280, "height": 900})
+            expect(page.locator(".board-tools")).to_be_hidden()
+
         def spectator():
             anon = browser.new_context(viewport={"width": 390, "height": 844})
             sp = anon.new_page()
@@ -458,6 +499,7 @@ def main():
             ("the board as text", hands_and_text),
             ("chat to the table", chat),
             ("screenshots, light and dark", screenshots),
+            ("the board at phone width, fitted and zoomed", phone_board),
             ("watch the game without logging in", spectator),
             ("offer a draw", offer_draw),
             ("resign with confirmation", resign),

@@ -15,6 +15,12 @@ import {
 
 const START = 'Ll1Pl1Pf1Lf/SlBlPl2PfRfSf/Gl1Pl3Pf1Gf/Kl1Pl4Pf1Kf/Gl1Nl5Nf1Gf/Sl1Pl6Pf1Sf/LlRlPl7PfBfLf/1Pl8Pf1/Pl9Pf/10/PmPmPmPmNmPmPmPmPm/1Bm4Rm1/LmSmGmKmGmSmLm f - - fml 1';
 const PREF_NAMES = 'sannin.cellNames';
+const PREF_ZOOM = 'sannin.boardZoom';
+// Phones: the board without its frame, from edge to edge of the screen.
+const NARROW = '(max-width: 520px)';
+// Where, even so, a cell is narrower than a finger (13 cells across, under 36 px
+// each): the board may be zoomed in, to 38 px a cell, and scrolled sideways.
+const ZOOMABLE = '(max-width: 480px)';
 
 /**
  * @typedef {import('sannin-api').Schemas} Schemas
@@ -32,13 +38,15 @@ export async function render(main, { params, app }) {
    *   chat: Schemas['ChatMessageView'][], chatMuted: boolean,
    *   selected: {cell?: string, hand?: import('../position.js').Kind} | null,
    *   pending: {to: string, promote?: boolean, text: string}[] | null,
-   *   illum: Set<string>, view: string | null, names: boolean,
+   *   illum: Set<string>, view: string | null, names: boolean, zoom: boolean,
    *   live: import('../sse.js').StreamState, recent: string[],
    * }}
    */
   const st = {
     game: null, etag: null, pos: null, actions: [], profiles: {}, chat: [], chatMuted: false,
     selected: null, pending: null, illum: new Set(), view: null, names: localStorage.getItem(PREF_NAMES) !== '0',
+    // Zoomed by default on a touch screen too narrow for the whole board at a finger's size.
+    zoom: localStorage.getItem(PREF_ZOOM) ? localStorage.getItem(PREF_ZOOM) === '1' : matchMedia('(pointer: coarse)').matches,
     live: 'waiting', recent: [],
   };
   const myName = () => (app.me ? app.me.username : null);
@@ -50,6 +58,9 @@ export async function render(main, { params, app }) {
   const liveTag = h('span', { class: 'live', 'aria-live': 'off' });
   const board = createBoard({ onCell, label: 'Board' });
   const boardWrap = h('div', { class: 'board-wrap' }, board.el);
+  const zoomButton = h('button', { type: 'button', class: 'small zoom-toggle' });
+  const narrow = matchMedia(NARROW);
+  const zoomable = matchMedia(ZOOMABLE);
   const myHand = h('div', { class: 'hand-bar', 'aria-label': 'Your hand' });
   const moveBar = h('div', { class: 'move-bar pending-move', hidden: true });
   const illumBar = h('div', { class: 'move-bar illumination', hidden: true });
@@ -71,13 +82,35 @@ export async function render(main, { params, app }) {
     drawBoard();
   });
   viewSel.addEventListener('change', () => { st.view = viewSel.value; drawBoard(); });
+  zoomButton.addEventListener('click', () => {
+    st.zoom = !st.zoom;
+    localStorage.setItem(PREF_ZOOM, st.zoom ? '1' : '0');
+    applyZoom();
+  });
+  /** Zoom the board in or out; zoomed in, show the middle of the board, or the selected cell. */
+  function applyZoom() {
+    const on = st.zoom && zoomable.matches;
+    boardWrap.classList.toggle('zoomed', on);
+    zoomButton.textContent = st.zoom ? 'Show the whole board' : 'Zoom in on the board';
+    zoomButton.setAttribute('aria-pressed', String(st.zoom));
+    if (!on) return;
+    const sel = st.selected && st.selected.cell && board.el.querySelector(`[data-cell="${st.selected.cell}"]`);
+    const box = boardWrap.getBoundingClientRect();
+    const target = sel ? sel.getBoundingClientRect() : null;
+    boardWrap.scrollLeft = target
+      ? boardWrap.scrollLeft + target.left + target.width / 2 - box.left - box.width / 2
+      : (boardWrap.scrollWidth - boardWrap.clientWidth) / 2;
+  }
+  const onNarrow = () => { applyZoom(); drawBoard(); };
+  narrow.addEventListener('change', onNarrow);
+  zoomable.addEventListener('change', onNarrow);
 
   main.classList.add('wide');
   main.append(
     h('div', { class: 'game-head' }, h('div', {}, title, sub), liveTag),
     h('div', { class: 'game-layout' },
       h('div', { class: 'board-col' },
-        banner, boardWrap, myHand, moveBar, illumBar,
+        banner, h('div', { class: 'board-tools' }, zoomButton), boardWrap, myHand, moveBar, illumBar,
         h('div', { class: 'board-options' },
           field('Show cell names', namesBox),
           field('See the board from', viewSel)),
@@ -314,7 +347,7 @@ export async function render(main, { params, app }) {
     board.update({
       position: st.pos, view: st.view, mySeat: st.game.your_seat, selected: sel && sel.cell,
       dests, targets: st.illum.size ? st.illum : targets, lastMoves: lastMoves(), inCheck,
-      names: st.names, interactive: !!st.game.your_turn,
+      names: st.names, interactive: !!st.game.your_turn, compact: narrow.matches,
     });
     board.el.setAttribute('aria-label', `Board, seen from ${SEAT_NAME[st.view]}'s side${st.game.your_turn ? ', your move' : ''}`);
   }
@@ -775,8 +808,13 @@ export async function render(main, { params, app }) {
     }
   }
   const tick = setInterval(() => { if (st.game && st.game.status === 'active') { drawPlayers(); } }, 30000);
-  function stop() { gameStream.close(); offEvents(); clearInterval(tick); main.classList.remove('wide'); }
+  function stop() {
+    gameStream.close(); offEvents(); clearInterval(tick); main.classList.remove('wide');
+    narrow.removeEventListener('change', onNarrow);
+    zoomable.removeEventListener('change', onNarrow);
+  }
 
   await loadGame();
+  applyZoom();
   return stop;
 }
