@@ -24,7 +24,7 @@ const LETTER = { K: 'K', R: 'R', B: 'B', G: 'G', S: 'S', N: 'N', L: 'L', P: 'P' 
  *   position: import('./position.js').Position, view: string, mySeat?: string | null,
  *   selected?: string | null, dests?: Set<string>, targets?: Set<string>,
  *   lastMoves?: {from?: string, to: string, seat: string}[], inCheck?: Set<string>,
- *   names?: boolean, interactive?: boolean, compact?: boolean,
+ *   names?: boolean, interactive?: boolean, compact?: boolean, planning?: boolean,
  * }} BoardState
  */
 
@@ -147,6 +147,7 @@ export function createBoard({ onCell, label = 'Board' }) {
     svg.classList.toggle('names', !!st.names);
     svg.classList.toggle('interactive', !!st.interactive);
     svg.classList.toggle('compact', !!st.compact);
+    svg.classList.toggle('planning', !!st.planning);
     svg.setAttribute('viewBox', st.compact ? VIEW_TIGHT : VIEW_FRAMED);
     const from = new Map(); const to = new Map();
     for (const m of lastMoves) {
@@ -173,9 +174,9 @@ export function createBoard({ onCell, label = 'Board' }) {
       else bits.push('empty');
       if (name === '7g') bits.push('the Garden');
       if (name === selected) bits.push('selected');
-      if (dests.has(name)) bits.push(p ? 'you can capture here' : 'you can move here');
+      if (dests.has(name)) bits.push(st.planning ? (p ? 'the piece can capture here in your plan' : 'the piece can go here in your plan') : (p ? 'you can capture here' : 'you can move here'));
       if (targets.has(name)) bits.push('can be captured by illumination');
-      if (to.has(name)) bits.push(`last moved here by ${SEAT_NAME[to.get(name)]}`);
+      if (to.has(name)) bits.push(`${st.planning ? 'moved here in your plan' : 'last moved here'} by ${SEAT_NAME[to.get(name) || ''] || ''}`);
       if (inCheck.has(name)) bits.push('in check');
       g.setAttribute('aria-label', bits.join(', '));
       g.setAttribute('aria-pressed', name === selected ? 'true' : 'false');

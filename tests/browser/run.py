@@ -457,6 +457,67 @@ def main():
                 expect(page.get_by_role("heading", name="My games")).to_be_visible()
                 page.unroute(f"**/api/v1/games/{gid}**")
 
+        def api_call(method, path, body=None, token=None):
+            req = urllib.request.Request(
+                BASE + "/api/v1" + path, method=method,
+                data=None if body is None else json.dumps(body).encode(),
+                headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})})
+            with urllib.request.urlopen(req, timeout=20) as r:
+                text = r.read()
+            return json.loads(text) if text else None
+
+        def plan_premoves():
+            # Two more players, driven through the API, so that the turn stays
+            # away from the page while it plans: me First, them Middle and Last.
+            others = []
+            for seat in ("middle", "last"):
+                name = f"{seat[:3]}{secrets.token_hex(4)}"
+                api_call("POST", "/accounts", {"username": name, "email": f"{name}@example.com", "password": PASSWORD})
+                others.append((name, api_call("POST", "/auth/token", {"username": name, "password": PASSWORD})["access_token"]))
+            token = page.evaluate("JSON.parse(localStorage.getItem('sannin.session')).access")
+            g = api_call("POST", "/games", {"seat": "first", "invite": [n for n, _ in others]}, token)
+            gid = g["id"]
+            for _, t in others:
+                api_call("POST", f"/games/{gid}/join", None, t)
+            page.goto(f"{BASE}/games/{gid}")
+            expect(page.locator(".banner")).to_contain_text("Your move")
+            page.locator("[data-cell='3d']").click()
+            page.locator("[data-cell='4d']").click()
+            page.get_by_role("button", name="Move", exact=True).click()
+            expect(page.locator(".banner")).to_contain_text("you may plan your replies")
+            # A line by clicking: Middle's pawn, Last's pawn, then mine.
+            for cell in ("7k", "7j", "7c", "7d"):
+                page.locator(f"[data-cell='{cell}']").click()
+            bar = page.locator(".plan-bar")
+            expect(bar).to_contain_text("Next in your plan")
+            expect(bar.get_by_role("button", name="Save premove line")).to_be_disabled()
+            page.locator("[data-cell='3c']").click()
+            expect(page.locator("[data-cell='4c'].dest")).to_have_count(1)
+            page.locator("[data-cell='4c']").click()
+            expect(bar.locator(".plan-line li")).to_have_count(3)
+            page.screenshot(path=os.path.join(SHOTS, "premove-plan-1280.png"), full_page=True)
+            bar.get_by_role("button", name="Save premove line").click()
+            lines = page.locator(".premove-lines li")
+            expect(lines).to_have_count(1)
+            expect(lines.first).to_contain_text("Pawn 3c to 4c")
+            # A second line that answers the same moves otherwise: the server refuses
+            # it, and the page says which move and why, next to the line.
+            for cell in ("7k", "7j", "7c", "7d", "3b", "4b"):
+                page.locator(f"[data-cell='{cell}']").click()
+            bar.get_by_role("button", name="Save premove line").click()
+            expect(bar.locator(".plan-refusal")).to_contain_text("Move 3 of this line, 3b4b, is refused")
+            expect(bar.locator(".plan-line li.refused")).to_contain_text("3b4b")
+            checks.console[:] = [c for c in checks.console if "422" not in c]
+            page.screenshot(path=os.path.join(SHOTS, "premove-refused-1280.png"), full_page=True)
+            bar.get_by_role("button", name="Cancel plan").click()
+            expect(bar).to_be_hidden()
+            # The game follows the line: my reply is played for me, and the page hears it.
+            api_call("POST", f"/games/{gid}/moves", {"move": "7k7j", "ply": 2}, others[0][1])
+            api_call("POST", f"/games/{gid}/moves", {"move": "7c7d", "ply": 3}, others[1][1])
+            expect(page.locator(".move-list li")).to_have_count(4)
+            expect(page.locator(".move-list li").last).to_contain_text("planned ahead")
+            expect(page.locator(".move-list li").last).to_contain_text("3c4c")
+
         def home_lists_game():
             page.get_by_role("link", name="My games").click()
             expect(page.get_by_role("heading", name="My games")).to_be_visible()
@@ -505,6 +566,7 @@ def main():
             ("resign with confirmation", resign),
             ("promotion choice and a drop from the hand", promotion_and_drop),
             ("illumination: capture without moving (stubbed game)", illumination_stubbed),
+            ("plan premoves on the board; a refusal in words", plan_premoves),
             ("home lists the game", home_lists_game),
             ("tokens refresh; log out and in", stays_logged_in_and_logs_out),
         ]

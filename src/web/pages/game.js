@@ -8,6 +8,8 @@ import {
   CELLS, HAND_ORDER, asSeat, PIECE_NAME, SEAT_LETTER, SEAT_NAME, SEATS, describeEffect, describeMove,
   eliminationWords, parseMove, parsePosition, pieceWords,
 } from '../position.js';
+import { applyMove, candidateOf } from '../moves.js';
+import { createPlan } from '../plan.js';
 import { follow } from '../sse.js';
 import {
   busy, clear, duration, field, formError, h, showErrors, shortWhen, timeControlWords, toast, when,
@@ -40,6 +42,7 @@ export async function render(main, { params, app }) {
    *   pending: {to: string, promote?: boolean, text: string}[] | null,
    *   illum: Set<string>, view: string | null, names: boolean, zoom: boolean,
    *   live: import('../sse.js').StreamState, recent: string[],
+   *   plan: ReturnType<typeof createPlan> | null, premoves: Schemas['PremovesView'] | null,
    * }}
    */
   const st = {
@@ -47,7 +50,7 @@ export async function render(main, { params, app }) {
     selected: null, pending: null, illum: new Set(), view: null, names: localStorage.getItem(PREF_NAMES) !== '0',
     // Zoomed by default on a touch screen too narrow for the whole board at a finger's size.
     zoom: localStorage.getItem(PREF_ZOOM) ? localStorage.getItem(PREF_ZOOM) === '1' : matchMedia('(pointer: coarse)').matches,
-    live: 'waiting', recent: [],
+    live: 'waiting', recent: [], plan: null, premoves: null,
   };
   const myName = () => (app.me ? app.me.username : null);
 
@@ -64,6 +67,7 @@ export async function render(main, { params, app }) {
   const myHand = h('div', { class: 'hand-bar', 'aria-label': 'Your hand' });
   const moveBar = h('div', { class: 'move-bar pending-move', hidden: true });
   const illumBar = h('div', { class: 'move-bar illumination', hidden: true });
+  const planBar = h('section', { class: 'move-bar plan-bar', hidden: true, 'aria-labelledby': 'plan-h' });
   const namesBox = h('input', { type: 'checkbox', checked: st.names });
   const viewSel = h('select', {}, SEATS.map((s) => h('option', { value: s }, `${SEAT_NAME[s]}'s side`)));
   const textBoard = h('div', { class: 'text-board' });
@@ -110,7 +114,7 @@ export async function render(main, { params, app }) {
     h('div', { class: 'game-head' }, h('div', {}, title, sub), liveTag),
     h('div', { class: 'game-layout' },
       h('div', { class: 'board-col' },
-        banner, h('div', { class: 'board-tools' }, zoomButton), boardWrap, myHand, moveBar, illumBar,
+        banner, h('div', { class: 'board-tools' }, zoomButton), boardWrap, myHand, moveBar, illumBar, planBar,
         h('div', { class: 'board-options' },
           field('Show cell names', namesBox),
           field('See the board from', viewSel)),
@@ -154,6 +158,7 @@ export async function render(main, { params, app }) {
     if (!before || before.ply !== g.ply || before.your_turn !== g.your_turn) {
       st.selected = null; st.pending = null; st.illum = new Set();
     }
+    if (st.plan && before && before.ply !== g.ply) followPlan(g);
     for (const p of g.players) if (p.username && !(p.username in st.profiles)) loadProfile(p.username);
     draw();
     if (!before || before.actions !== g.actions) loadMoves();
@@ -208,7 +213,11 @@ export async function render(main, { params, app }) {
   }
 
   function onCell(name) {
-    if (!st.game || !st.game.your_turn) return;
+    if (!st.game) return;
+    // Not my turn: a click on the board starts planning my replies.
+    if (!st.plan && !st.game.your_turn && playing()) startPlan();
+    if (st.plan) { planCell(name); return; }
+    if (!st.game.your_turn) return;
     const L = legal();
     const sel = st.selected;
     if (sel && sel.cell && st.pending === null) {
@@ -249,6 +258,139 @@ export async function render(main, { params, app }) {
     if (b) b.focus();
   }
 
+  // ---------- planning premoves on the board ----------
+  const newPlan = () => createPlan({ base: st.pos, living: living(), stuckPiece: st.game.options.stuck_piece });
+
+  function startPlan() {
+    st.selected = null; st.pending = null; st.illum = new Set();
+    st.plan = newPlan();
+  }
+
+  function stopPlan() {
+    st.plan = null;
+    draw();
+  }
+
+  /** The game moved on: keep what is left of the plan if it began with that move, else drop it. */
+  function followPlan(g) {
+    const old = st.plan;
+    const played = g.last_move && g.last_move.move;
+    const rest = old.line.length && old.line[0].text === played ? old.texts().slice(1) : null;
+    const plan = newPlan();
+    for (const text of rest || []) {
+      const mv = candidateOf(plan.pos(), text, { stuckPiece: g.options.stuck_piece });
+      if (!mv) break;
+      plan.add(mv);
+    }
+    if (old.line.length && (!rest || plan.line.length < rest.length)) {
+      toast(`The game moved on${played ? ` with ${played}` : ''}: your plan did not expect it, so it starts again from here.`, 'info', 'plan');
+      st.plan = newPlan();
+    } else st.plan = plan;
+  }
+
+  /** @param {string} cell */
+  function planCell(cell) {
+    const plan = st.plan;
+    const seat = plan.seat();
+    const what = plan.tap(cell);
+    if (what === 'not-theirs' && seat) toast(`In your plan it is ${nameOf(seat)}'s move (${SEAT_NAME[seat]}): choose one of their pieces.`, 'info', 'plan');
+    if (what === 'no-move') toast(`That piece has nowhere to go in your plan.`, 'info', 'plan');
+    draw();
+    if (what === 'choose') {
+      const b = /** @type {HTMLButtonElement | null} */ (planBar.querySelector('.plan-choice button'));
+      if (b) b.focus();
+    }
+  }
+
+  /**
+   * The server's refusal of a line in words: which move, whose, and why.
+   * @param {{field?: string | null, message: string, code?: string}} fe
+   * @param {string[]} line
+   */
+  function refusalWords(fe, line) {
+    const m = /\[(\d+)\](?:\[(\d+)\])?$/.exec(fe.field || '');
+    // The server counts lines and moves from 0; the page, from 1.
+    const why = fe.message.replace(/^line \d+(, move \d+ \([^)]*\)( by \w+)?)?: /, '')
+      .replace(/\bline (\d+)/g, (_, n) => `line ${Number(n) + 1}`);
+    if (!m || m[2] === undefined) return `This line is refused: ${why}.`;
+    const j = Number(m[2]);
+    return `Move ${j + 1} of this line, ${line[j] || ''}, is refused: ${why}.`;
+  }
+
+  /** Save the plan as one more line, with the lines already saved. */
+  async function savePlan(button) {
+    const plan = st.plan;
+    const mine = (st.premoves && st.premoves.from_ply === st.game.ply) ? st.premoves.lines : [];
+    const lines = [...mine, plan.texts()];
+    await busy(button, async () => {
+      try {
+        const p = await api('PUT', '/games/{id}/premoves', { params: { id }, body: { lines } });
+        st.plan = null;
+        showPremoves(p);
+        toast('Premove line saved.');
+        draw();
+      } catch (err) {
+        if (err.status === 422 && err.errors && err.errors.length) {
+          const ours = err.errors.filter((fe) => (fe.field || '').startsWith(`lines[${lines.length - 1}]`));
+          plan.refusal = (ours.length ? ours : err.errors).map((fe) => refusalWords(fe, plan.texts())).join(' ');
+          const at = ours.length ? /\]\[(\d+)\]$/.exec(ours[0].field || '') : null;
+          plan.refusedAt = at ? Number(at[1]) : null;
+          drawPlanBar();
+          const alert = planBar.querySelector('.plan-refusal');
+          if (alert) /** @type {HTMLElement} */ (alert).focus();
+        } else toast(err.detail, 'error');
+      }
+    });
+  }
+
+  function drawPlanBar() {
+    const plan = st.plan;
+    planBar.hidden = !plan;
+    if (!plan) return;
+    const g = st.game;
+    const seat = plan.seat();
+    const name = namer(g);
+    const hand = seat ? plan.pos().hands[seat] || {} : {};
+    const pieces = HAND_ORDER.filter((k) => hand[k]).map((k) => {
+      const b = h('button', {
+        type: 'button', class: ['hand-piece', `owner-${seat}`, plan.selected && plan.selected.hand === k && 'selected'],
+        'data-hand': k, 'data-owner': seat, 'aria-pressed': plan.selected && plan.selected.hand === k ? 'true' : 'false',
+        'aria-label': `${k}: drop a ${PIECE_NAME[k]} (${SEAT_NAME[seat]} has ${hand[k]})`,
+      }, k, hand[k] > 1 ? h('sub', {}, hand[k]) : null);
+      b.addEventListener('click', () => { plan.tapHand(k); draw(); });
+      return b;
+    });
+    let choice = null;
+    if (plan.pending) {
+      choice = h('div', { class: 'actions plan-choice' }, plan.pending.map((mv) => {
+        const b = h('button', { type: 'button', class: mv.promote ? 'primary' : '' }, mv.promote ? 'Plan it promoting' : 'Plan it without promoting');
+        b.addEventListener('click', () => { plan.add(mv); draw(); board.focusCell(mv.to); });
+        return b;
+      }));
+    }
+    const hasMine = plan.line.some((m) => m.seat === g.your_seat);
+    const save = h('button', { type: 'button', class: 'primary', disabled: !hasMine }, 'Save premove line');
+    save.addEventListener('click', () => savePlan(save));
+    const undo = h('button', { type: 'button', disabled: !plan.line.length }, 'Undo planned move');
+    undo.addEventListener('click', () => { plan.undo(); draw(); });
+    const cancel = h('button', { type: 'button' }, 'Cancel plan');
+    cancel.addEventListener('click', () => { stopPlan(); board.focusCell('7g'); });
+    clear(planBar,
+      h('h2', { id: 'plan-h', class: 'plan-title' }, 'Planning a premove line'),
+      h('p', { class: 'small' }, 'Play out the moves you expect, each player in turn, from the position now. When the game follows your line up to one of your moves, that move is played for you at once. The pieces here are where your plan leaves them; the server checks the line when you save it.'),
+      plan.line.length ? h('ol', { class: 'plan-line' }, plan.line.map((m, i) => h('li', { class: [`owner-${m.seat}`, plan.refusedAt === i && 'refused'] },
+        h('span', { class: 'dot', 'aria-hidden': 'true' }), `${name(m.seat)}: ${describeMove(m.text, m.before)}`,
+        h('span', { class: 'muted small notation' }, ` ${m.text}`),
+        plan.refusedAt === i ? h('strong', { class: 'bad' }, ' — refused') : null))) : null,
+      seat ? h('p', { class: 'plan-next' }, h('strong', {}, `Next in your plan: ${name(seat)} (${SEAT_NAME[seat]}). `),
+        plan.selected ? 'Choose where the piece goes.' : `Choose one of ${seat === g.your_seat ? 'your' : 'their'} pieces${pieces.length ? ', or a piece from the hand' : ''}.`) : null,
+      pieces.length ? h('div', { class: 'hand-bar', 'aria-label': `${SEAT_NAME[seat]}'s hand in your plan` }, h('span', { class: 'hand-label' }, 'In hand:'), pieces) : null,
+      choice,
+      plan.refusal ? h('p', { class: 'field-error plan-refusal', role: 'alert', tabindex: -1 }, plan.refusal) : null,
+      !hasMine && plan.line.length ? h('p', { class: 'small muted' }, 'Add one of your own moves to the line to save it.') : null,
+      h('div', { class: 'actions' }, save, undo, cancel));
+  }
+
   /** @param {string} text @param {HTMLButtonElement} button */
   async function play(text, button) {
     const offer = /** @type {HTMLInputElement | null} */ (moveBar.querySelector('input[name=offer]'));
@@ -286,6 +428,7 @@ export async function render(main, { params, app }) {
     drawBoard();
     drawHand();
     drawMoveBar();
+    drawPlanBar();
     drawPlayers();
     drawActions();
     drawTextBoard();
@@ -300,7 +443,7 @@ export async function render(main, { params, app }) {
       if (g.your_turn) text = 'Your move. Choose one of your pieces (or a piece in your hand), then one of the highlighted cells.';
       else if (!g.your_seat) text = `You are watching. ${name(g.to_move)} (${SEAT_NAME[g.to_move]}) is to move.`;
       else if (me() && me().state !== 'playing') text = `You are out of this game. ${name(g.to_move)} is to move.`;
-      else text = `Waiting for ${name(g.to_move)} (${SEAT_NAME[g.to_move]}) to move.`;
+      else text = `Waiting for ${name(g.to_move)} (${SEAT_NAME[g.to_move]}) to move. Meanwhile you may plan your replies: choose a piece on the board to start a premove line.`;
       const dl = deadlineWords(g);
       if (dl) text += ` ${dl}.`;
     } else text = `${statusWords(g)}.`;
@@ -330,6 +473,7 @@ export async function render(main, { params, app }) {
 
   function drawBoard() {
     if (!st.game) return;
+    if (st.plan) { drawPlanBoard(); return; }
     const L = legal();
     const dests = new Set(); const targets = new Set();
     const sel = st.selected;
@@ -350,6 +494,20 @@ export async function render(main, { params, app }) {
       names: st.names, interactive: !!st.game.your_turn, compact: narrow.matches,
     });
     board.el.setAttribute('aria-label', `Board, seen from ${SEAT_NAME[st.view]}'s side${st.game.your_turn ? ', your move' : ''}`);
+  }
+
+  /** The board as the plan leaves it: the planned moves as arrows, the selected piece's candidates. */
+  function drawPlanBoard() {
+    const plan = st.plan;
+    const dests = new Set(plan.candidates().map((m) => m.to));
+    if (plan.pending) { dests.clear(); dests.add(plan.pending[0].to); }
+    board.update({
+      position: plan.pos(), view: st.view, mySeat: st.game.your_seat, selected: plan.selected && plan.selected.cell,
+      dests, lastMoves: plan.line.map((m) => ({ from: m.from, to: m.to, seat: m.seat })),
+      names: st.names, interactive: true, compact: narrow.matches, planning: true,
+    });
+    const seat = plan.seat();
+    board.el.setAttribute('aria-label', `Board as your premove plan leaves it, seen from ${SEAT_NAME[st.view]}'s side${seat ? `; ${SEAT_NAME[seat]} to move in the plan` : ''}`);
   }
 
   function handButtons(seat, interactive) {
@@ -377,7 +535,7 @@ export async function render(main, { params, app }) {
     const g = st.game;
     if (!g.your_seat) { myHand.hidden = true; return; }
     myHand.hidden = false;
-    const pieces = handButtons(g.your_seat, !!g.your_turn);
+    const pieces = handButtons(g.your_seat, !!g.your_turn && !st.plan);
     clear(myHand, h('span', { class: 'hand-label' }, 'Your hand:'), pieces.length ? pieces : h('span', { class: 'muted' }, 'empty (pieces you capture come here, to be dropped back on the board)'));
   }
 
@@ -736,7 +894,16 @@ export async function render(main, { params, app }) {
     pclear.addEventListener('click', () => busy(pclear, async () => {
       try { await api('DELETE', '/games/{id}/premoves', { params: { id } }); showPremoves({ lines: [] }); preText.value = ''; } catch (e) { toast(e.detail, 'error'); }
     }));
-    clear(premovesBox, h('h2', { id: 'pre-h' }, 'Premoves'), preList, pform);
+    const planIt = h('button', { type: 'button' }, 'Plan a line on the board');
+    planIt.addEventListener('click', () => {
+      if (!st.plan) startPlan();
+      draw();
+      boardWrap.scrollIntoView({ block: 'start' });
+      board.focusCell(st.game.your_seat ? (CELLS.find((c) => (st.pos.cells.get(c) || {}).owner === st.plan.seat()) || '7g') : '7g');
+    });
+    clear(premovesBox, h('h2', { id: 'pre-h' }, 'Premoves'), preList,
+      h('div', { class: 'actions' }, planIt),
+      h('details', { class: 'premove-text' }, h('summary', {}, 'Write lines as text'), pform));
 
     api('GET', '/games/{id}/notes', { params: { id } }).then((n) => { notesText.value = n.text; if (n.updated_at) notesState.textContent = `Saved ${shortWhen(n.updated_at)}`; }).catch(() => {});
     loadPremoves();
@@ -747,11 +914,38 @@ export async function render(main, { params, app }) {
     if (!playing()) return;
     try { showPremoves(await api('GET', '/games/{id}/premoves', { params: { id } })); } catch { /* none */ }
   }
+  /** @param {Schemas['PremovesView']} p */
   function showPremoves(p) {
+    st.premoves = p;
     clear(preList, p.lines.length
       ? h('div', {}, h('p', { class: 'small' }, `Your planned lines${p.from_ply ? `, from move ${p.from_ply}` : ''}:`),
-        h('ul', { class: 'small' }, p.lines.map((l) => h('li', {}, l.join(' → ')))))
+        h('ol', { class: 'premove-lines small' }, p.lines.map((l, i) => {
+          const remove = h('button', { type: 'button', class: 'small', 'aria-label': `Remove premove line ${i + 1}` }, 'Remove');
+          remove.addEventListener('click', () => busy(remove, async () => {
+            try {
+              const rest = p.lines.filter((_, k) => k !== i);
+              showPremoves(rest.length
+                ? await api('PUT', '/games/{id}/premoves', { params: { id }, body: { lines: rest } })
+                : (await api('DELETE', '/games/{id}/premoves', { params: { id } }), { lines: [] }));
+            } catch (e) { toast(e.detail, 'error'); }
+          }));
+          return h('li', {}, h('span', {}, lineWords(l)), ' ', remove);
+        })))
       : h('p', { class: 'small muted' }, 'No premoves.'));
+  }
+
+  /** A saved line in words where it can be followed from the position now, else as written. */
+  function lineWords(line) {
+    let pos = st.pos;
+    const words = [];
+    const living_ = living();
+    for (const text of line) {
+      const mv = pos && pos.toMove && candidateOf(pos, text, { stuckPiece: st.game.options.stuck_piece });
+      const who = pos && pos.toMove ? `${nameOf(pos.toMove)}: ` : '';
+      words.push(mv ? `${who}${describeMove(text, pos)} (${text})` : text);
+      pos = mv ? applyMove(pos, mv, living_) : null;
+    }
+    return words.join(' → ');
   }
 
   function drawChat() {
