@@ -3,17 +3,11 @@
 // or after a 401, one refresh at a time across tabs, since presenting a
 // spent refresh token ends the whole session.
 
+/** @import { ApiPath, Method, Options, Schemas, Session } from 'sannin-api' */
+/** @import { ProblemLike } from 'sannin-web' */
+
 const KEY = 'sannin.session';
 const BASE = '/api/v1';
-
-/** @typedef {import('sannin-api').Session} Session */
-/** @typedef {import('sannin-api').Schemas} Schemas */
-/** @typedef {import('sannin-api').ApiPath} ApiPath */
-/** @typedef {import('sannin-api').Method} Method */
-/**
- * A problem+json answer (or one made up here when there was none).
- * @typedef {Partial<Schemas['Problem']> & {retryAfter?: number | null}} ProblemLike
- */
 
 export class ApiError extends Error {
   /** @param {number} status @param {ProblemLike} problem */
@@ -59,11 +53,7 @@ export function forget() { localStorage.removeItem(KEY); notify(); }
 /** With the Web Locks API, tabs take turns; without it, this tab alone is careful. */
 /** @type {Promise<unknown>} */
 let localLock = Promise.resolve();
-/**
- * @template T
- * @param {() => Promise<T>} fn
- * @returns {Promise<T>}
- */
+/** @template T @param {() => Promise<T>} fn @returns {Promise<T>} */
 function exclusively(fn) {
   // The lock's promise settles as `fn`'s does.
   if (navigator.locks) return /** @type {Promise<T>} */ (navigator.locks.request('sannin.refresh', fn));
@@ -75,8 +65,7 @@ function exclusively(fn) {
 /**
  * Trade the refresh token for a new pair, unless another tab already did
  * since `staleAccess` was read. Resolves to the session, or null when it ended.
- * @param {string} staleAccess
- * @returns {Promise<Session | null>}
+ * @param {string} staleAccess @returns {Promise<Session | null>}
  */
 export function refresh(staleAccess) {
   return exclusively(async () => {
@@ -151,17 +140,14 @@ export function pathOf(path, params, query) {
 }
 
 /**
- * Call the API and keep the answer's ETag and status: `opts.etag` asks for 304
- * (then `body` is null). Rejects with ApiError.
- * @template {ApiPath} P
- * @template {import('sannin-api').MethodOf<P>} M
- * @param {M} method
- * @param {P} path the document's path without /api/v1, `{id}` filled from `opts.params`
- * @param {import('sannin-api').Options<P, M>} [opts]
- * @returns {Promise<{body: import('sannin-api').ResponseBody<P, M> | null, etag: string | null, status: number}>}
+ * Call the API: `path` is the document's (without /api/v1), `opts.params` fill
+ * it, `opts.query` is its query, `opts.body` is sent as JSON; `opts.anonymous`
+ * sends no token, `opts.etag` asks for 304. Resolves to the answer typed by the
+ * document (null for 204 and 304), its ETag and status. Rejects with ApiError.
+ * @type {import('sannin-api').ApiFull}
  */
-export async function apiFull(method, path, opts) {
-  const o = /** @type {import('sannin-api').Options<ApiPath, Method>} */ (opts || {});
+export const apiFull = async (method, path, opts) => {
+  const o = /** @type {Options<ApiPath, Method>} */ (opts || {});
   const url = BASE + pathOf(path, o.params, o.query);
   /** @param {Session | null} s */
   const send = async (s) => {
@@ -201,27 +187,12 @@ export async function apiFull(method, path, opts) {
     body = type.includes('json') ? await r.json() : await r.text();
   }
   return { body, etag: r.headers.get('ETag'), status: r.status };
-}
+};
 
-/**
- * Call the API: `opts.params` fill the path, `opts.query` its query,
- * `opts.body` is sent as JSON; `opts.anonymous` sends no token. Resolves to
- * the parsed answer (null for 204), typed by the API document. Rejects with ApiError.
- * @template {ApiPath} P
- * @template {import('sannin-api').MethodOf<P>} M
- * @param {M} method
- * @param {P} path the document's path without /api/v1, `{id}` filled from `opts.params`
- * @param {import('sannin-api').Options<P, M>} [opts]
- * @returns {Promise<import('sannin-api').ResponseBody<P, M>>}
- */
-export async function api(method, path, opts) {
-  return /** @type {import('sannin-api').ResponseBody<P, M>} */ ((await apiFull(method, path, opts)).body);
-}
+/** `apiFull()`'s answer alone. @type {import('sannin-api').Api} */
+export const api = async (method, path, opts) => /** @type {any} */ ((await apiFull(method, path, opts)).body);
 
-/**
- * @param {string} username
- * @param {string} password
- */
+/** @param {string} username @param {string} password */
 export async function logIn(username, password) {
   const tokens = await api('POST', '/auth/token', { body: { username, password }, anonymous: true });
   store(tokens, username);

@@ -3,7 +3,7 @@
 
 import { api, logOut, onSession, session } from './api.js';
 import { follow } from './sse.js';
-import { append, clear, h, setTimeZone, toast } from './ui.js';
+import { append, btn, clear, h, setTimeZone, toast } from './ui.js';
 
 /** @type {[RegExp, string][]} */
 const ROUTES = [
@@ -61,11 +61,10 @@ function renderNav() {
   const nav = document.getElementById('nav');
   const s = session();
   if (s) {
-    const out = h('button', { type: 'button', class: 'link' }, 'Log out');
-    out.addEventListener('click', async () => {
+    const out = btn('Log out', async () => {
       await logOut();
       app.navigate('/login');
-    });
+    }, { class: 'link' });
     clear(nav,
       h('a', { href: '/' }, 'My games'),
       h('a', { href: '/new' }, 'New game'),

@@ -4,6 +4,7 @@
 
 import { CELLS, SEAT_NAME, cellXY, forwardAngle, pieceWords, territoryOf } from './position.js';
 import { s } from './ui.js';
+/** @import { BoardState } from 'sannin-web' */
 
 const U = 40; // one cell's width in SVG units
 const R = U / Math.sqrt(3);
@@ -16,17 +17,6 @@ const PIECE = [[0, -0.43], [0.29, -0.29], [0.35, 0.37], [-0.35, 0.37], [-0.29, -
 // The picture's bounds: with the frame, or tight around the cells (phones).
 const VIEW_FRAMED = `${-6.8 * U} ${-5.9 * U} ${13.6 * U} ${11.8 * U}`;
 const VIEW_TIGHT = `${-6.55 * U} ${-5.8 * U} ${13.1 * U} ${11.6 * U}`;
-const LETTER = { K: 'K', R: 'R', B: 'B', G: 'G', S: 'S', N: 'N', L: 'L', P: 'P' };
-
-/**
- * What the board shows.
- * @typedef {{
- *   position: import('./position.js').Position, view: string, mySeat?: string | null,
- *   selected?: string | null, dests?: Set<string>, targets?: Set<string>,
- *   lastMoves?: {from?: string, to: string, seat: string}[], inCheck?: Set<string>,
- *   names?: boolean, interactive?: boolean, compact?: boolean, planning?: boolean,
- * }} BoardState
- */
 
 /**
  * `onCell(name)` is called when a cell is clicked or chosen with Enter/Space.
@@ -108,8 +98,7 @@ export function createBoard({ onCell, label = 'Board' }) {
 
   /**
    * The nearest cell on screen in a direction (within 60° of it).
-   * @param {string} name
-   * @param {[number, number]} dir
+   * @param {string} name @param {[number, number]} dir
    */
   function neighbour(name, [dx, dy]) {
     const here = cells.get(name);
@@ -187,7 +176,7 @@ export function createBoard({ onCell, label = 'Board' }) {
         content.append(
           s('polygon', { class: `piece owner-${p.owner}`, points: PIECE, transform: `rotate(${turn.toFixed(0)})` }),
           s('text', { class: ['glyph', p.promoted && 'promoted'], y: 0.13 * U, 'text-anchor': 'middle' },
-            (p.promoted ? '+' : '') + LETTER[p.kind]),
+            (p.promoted ? '+' : '') + p.kind),
         );
       } else {
         content.append(s('text', { class: 'cellname', y: 0.1 * U, 'text-anchor': 'middle' }, name));

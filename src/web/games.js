@@ -3,21 +3,18 @@
 import { session } from './api.js';
 import { SEAT_NAME, resultWords } from './position.js';
 import { duration, h, shortWhen, timeControlWords, when } from './ui.js';
+/** @import { Schemas } from 'sannin-api' */
 
 /**
  * A game as the API shows it: in full, or as an item of a list.
- * @typedef {import('sannin-api').Schemas['GameView'] | import('sannin-api').Schemas['GameSummary']} AnyGame
- * @typedef {import('sannin-api').Schemas['PlayerView']} Player
+ * @typedef {Schemas['GameView'] | Schemas['GameSummary']} AnyGame @typedef {Schemas['PlayerView']} Player
  */
 
 /**
  * My player in a game: `your_seat` once I sit in it, else (an invitation
  * not yet answered, where the API gives no `your_seat`) by my username.
  */
-/**
- * @param {AnyGame} g
- * @returns {Player | null}
- */
+/** @param {AnyGame} g @returns {Player | null} */
 export function myPlayer(g) {
   const s = session();
   return g.players.find((p) => p.seat === g.your_seat)
@@ -34,8 +31,7 @@ export function playerName(p) {
 
 /**
  * seat -> display name, for a game's players.
- * @param {AnyGame} game
- * @returns {(seat: string | null | undefined) => string}
+ * @param {AnyGame} game @returns {(seat: string | null | undefined) => string}
  */
 export function namer(game) {
   const by = Object.fromEntries(game.players.map((p) => [p.seat, p]));
@@ -77,11 +73,7 @@ export function deadlineWords(g) {
   return `${who} ${when(g.deadline)} (${left > 0 ? `${duration(left)} left` : 'time is up'})`;
 }
 
-/**
- * A game as a list item with a link to its page.
- * @param {AnyGame} g
- * @param {HTMLElement[]} [extra]
- */
+/** A game as a list item with a link to its page. @param {AnyGame} g @param {HTMLElement[]} [extra] */
 export function gameItem(g, extra = []) {
   const name = namer(g);
   const players = g.players.map((p) => h('span', { class: `seat-chip owner-${p.seat}`, title: SEAT_NAME[p.seat] },

@@ -1,20 +1,10 @@
-// Candidate moves and their results, computed here for planning premoves
-// (RULES.md §4-§6, R21): where each piece may go on the board as it stands,
-// drops, promotion choices, and the position after a move. Only what the
-// board shows: checks are not judged (R23), so a candidate may still be
-// illegal, and illumination (R24) is left to the move text. The server
-// checks every planned line when it is saved. Knows nothing of the server
-// or the page.
+// Candidate moves for planning premoves (RULES.md §4-§6, R21): where a piece
+// may go, drops, promotion choices, the position after a move. Checks (R23)
+// are not judged and illumination (R24) is left to the move text: the server
+// checks each planned line when it is saved.
 
 import { CELLS, SEATS, parseCell, territoryOf } from './position.js';
-
-/**
- * @typedef {import('./position.js').Position} Position
- * @typedef {import('./position.js').Piece} Piece
- * @typedef {import('./position.js').Kind} Kind
- * @typedef {import('./position.js').Seat} Seat
- * @typedef {{text: string, from?: string, to: string, promote: boolean, drop?: Kind}} Candidate
- */
+/** @import { Candidate, Kind, Position, Seat } from 'sannin-web' */
 
 const RANKS = 'abcdefghijklm';
 /** R4: board hour -> [Δcolumn, Δrank]. */
@@ -28,10 +18,7 @@ const ALL = [...ORTHO, ...DIAG].sort((a, b) => a - b);
 const GOLD = { step: [9, 11, 1, 3, 12, 6], range: [] };
 const SILVER = [11, 1, 5, 7, 10, 2];
 
-/**
- * §4: the owner's hours a piece steps and ranges in.
- * @type {Record<string, {step: number[], range: number[]}>}
- */
+/** §4: the owner's hours a piece steps and ranges in. @type {Record<string, {step: number[], range: number[]}>} */
 const MOVES = {
   K: { step: ORTHO, range: [] },
   '+K': { step: [], range: ALL },
@@ -50,11 +37,7 @@ const MOVES = {
 };
 const PROMOTABLE = new Set(['K', 'R', 'B', 'S', 'L', 'P']);
 
-/**
- * The cell one step from `name` in a board hour, or null off the board.
- * @param {string} name
- * @param {number} hour
- */
+/** The cell one step from `name` in a board hour, or null off the board. @param {string} name @param {number} hour */
 function next(name, hour) {
   const p = parseCell(name);
   const d = HOUR[hour];
@@ -68,11 +51,7 @@ function next(name, hour) {
 /** @param {number} ownHour @param {Seat} owner */
 const boardHour = (ownHour, owner) => ((ownHour + (TURN[owner] || 0) - 1) % 12) + 1;
 
-/**
- * R9: the far edge of a player.
- * @param {string} name
- * @param {Seat} seat
- */
+/** R9: whether a cell is on a player's far edge. @param {string} name @param {Seat} seat */
 export function onFarEdge(name, seat) {
   const p = parseCell(name);
   if (!p) return false;
@@ -83,10 +62,7 @@ export function onFarEdge(name, seat) {
 
 /**
  * R17: whether a cell is in a mover's promotion zone (the Garden too, unless for a king).
- * @param {string} name
- * @param {Seat} mover
- * @param {Seat[] | null} alliance
- * @param {Kind} kind
+ * @param {string} name @param {Seat} mover @param {Seat[] | null} alliance @param {Kind} kind
  */
 function inZone(name, mover, alliance, kind) {
   if (name === '7g') return kind !== 'K';
@@ -96,11 +72,9 @@ function inZone(name, mover, alliance, kind) {
 }
 
 /**
- * Where the piece on `from` may go (§4, R12), and castling (R21) for a king
- * that may still castle; each with its promotion choices (R18, R19).
- * @param {Position} pos
- * @param {string} from
- * @param {{stuckPiece?: string}} [options] the game's `stuck_piece` option
+ * Where the piece on `from` may go (§4, R12), castling (R21) for a king that
+ * may still castle, each with its promotion choices (R18, R19).
+ * @param {Position} pos @param {string} from @param {{stuckPiece?: string}} [options] the game's option
  * @returns {Candidate[]}
  */
 export function movesFrom(pos, from, options = {}) {
@@ -144,24 +118,14 @@ export function movesFrom(pos, from, options = {}) {
   return out;
 }
 
-/**
- * Where a piece from `seat`'s hand may be dropped (R15, R16).
- * @param {Position} pos
- * @param {Seat} seat
- * @param {Kind} kind
- * @returns {Candidate[]}
- */
+/** Where a piece from `seat`'s hand may be dropped (R15, R16). @param {Position} pos @param {Seat} seat @param {Kind} kind @returns {Candidate[]} */
 export function dropsOf(pos, seat, kind) {
   if (!(pos.hands[seat] || {})[kind]) return [];
   return CELLS.filter((to) => !pos.cells.has(to) && !((kind === 'P' || kind === 'L') && onFarEdge(to, seat)))
     .map((to) => ({ text: `${kind}*${to}`, to, promote: false, drop: kind }));
 }
 
-/**
- * The player after `seat` in turn order (R6), among the living.
- * @param {Seat} seat
- * @param {Seat[]} living
- */
+/** The player after `seat` in turn order (R6), among the living. @param {Seat} seat @param {Seat[]} living */
 export function nextSeat(seat, living) {
   const i = SEATS.indexOf(/** @type {any} */ (seat));
   for (let k = 1; k <= 3; k++) {
@@ -172,13 +136,10 @@ export function nextSeat(seat, living) {
 }
 
 /**
- * The position after a board move or a drop by the player to move (R14):
- * captured pieces go unpromoted to the mover's hand; a king that moves loses
- * castling. Eliminations and alliances that the move would bring are not judged.
- * @param {Position} pos
- * @param {Candidate} mv
- * @param {Seat[]} living
- * @returns {Position}
+ * The position after a move or drop by the player to move: captures go
+ * unpromoted to the mover's hand (R14), a king that moves loses castling.
+ * Eliminations and alliances are not judged.
+ * @param {Position} pos @param {Candidate} mv @param {Seat[]} living @returns {Position}
  */
 export function applyMove(pos, mv, living) {
   const mover = pos.toMove;
@@ -205,13 +166,7 @@ export function applyMove(pos, mv, living) {
   return { ...pos, cells, hands, castling, toMove: nextSeat(mover, living), ply: pos.ply + 1 };
 }
 
-/**
- * A candidate read back from a move string on a position (for a line typed as text).
- * @param {Position} pos
- * @param {string} text
- * @param {{stuckPiece?: string}} [options]
- * @returns {Candidate | null}
- */
+/** A move string as a candidate on a position, or null. @param {Position} pos @param {string} text @param {{stuckPiece?: string}} [options] */
 export function candidateOf(pos, text, options) {
   const drop = /^([RBGSNLP])\*(\d{1,2}[a-m])$/.exec(text);
   if (drop && pos.toMove) return dropsOf(pos, pos.toMove, /** @type {Kind} */ (drop[1])).find((m) => m.text === text) || null;

@@ -1,19 +1,10 @@
 // A premove line being built on the board: the moves expected from each
-// player in turn, from the position now, and the positions they lead to.
-// Pure state (moves.js computes the candidates); the game page draws it.
+// player in turn from the position now. The game page draws it.
 
 import { applyMove, dropsOf, movesFrom } from './moves.js';
+/** @import { Candidate, Kind, Planned, Position } from 'sannin-web' */
 
-/**
- * @typedef {import('./moves.js').Candidate} Candidate
- * @typedef {import('./position.js').Position} Position
- * @typedef {import('./position.js').Kind} Kind
- * @typedef {Candidate & {seat: string, before: Position}} Planned
- */
-
-/**
- * @param {{base: Position, living: string[], stuckPiece?: string}} opts
- */
+/** @param {{base: Position, living: string[], stuckPiece?: string}} opts */
 export function createPlan({ base, living, stuckPiece }) {
   const options = { stuckPiece };
   /** @type {Planned[]} */
@@ -42,11 +33,9 @@ export function createPlan({ base, living, stuckPiece }) {
       return [];
     },
     /**
-     * A cell chosen on the board: a destination of the selected piece adds
-     * the move (or asks about promotion), a piece of the player to move is
-     * selected. Says what happened.
+     * A cell chosen: a destination of the selected piece adds the move (or asks
+     * about promotion); a piece of the player to move is selected.
      * @param {string} cell
-     * @returns {'added' | 'choose' | 'selected' | 'cleared' | 'not-theirs' | 'no-move'}
      */
     tap(cell) {
       plan.pending = null;

@@ -2,21 +2,10 @@
 // string (R32), move strings (R33) and their plain-words descriptions.
 // Knows nothing of the server or the page.
 
-/**
- * A seat: 'first', 'middle' or 'last' (the API's views give it as a string).
- * @typedef {string} Seat
- * @typedef {'K' | 'R' | 'B' | 'G' | 'S' | 'N' | 'L' | 'P'} Kind
- * @typedef {{owner: Seat, kind: Kind, promoted: boolean}} Piece
- * @typedef {{
- *   cells: Map<string, Piece>, hands: Record<Seat, Partial<Record<Kind, number>>>,
- *   toMove: Seat | null, alliance: Seat[] | null, castling: string, ply: number,
- * }} Position
- * @typedef {{kind: 'drop', piece: Kind, to: string, text: string}
- *   | {kind: 'illuminate', from: string, targets: string[], text: string}
- *   | {kind: 'move', from: string, to: string, promote: boolean, text: string}} Move
- */
+/** @import { Schemas } from 'sannin-api' */
+/** @import { Kind, Move, Piece, Position, Seat } from 'sannin-web' */
 
-/** @type {import('sannin-api').Schemas['Seat'][]} */
+/** @type {Schemas['Seat'][]} */
 export const SEATS = ['first', 'middle', 'last'];
 /** @type {Record<Seat, string>} */
 export const SEAT_LETTER = { first: 'f', middle: 'm', last: 'l' };
@@ -44,8 +33,7 @@ for (let r = 0; r < 13; r++) {
 /**
  * A seat as a request names it. The API's views give seats as plain strings;
  * its requests take one of the three names.
- * @param {string | null | undefined} name
- * @returns {import('sannin-api').Schemas['Seat']}
+ * @param {string | null | undefined} name @returns {Schemas['Seat']}
  */
 export function asSeat(name) {
   const seat = SEATS.find((s) => s === name);
@@ -64,9 +52,7 @@ export function parseCell(name) {
  * Screen coordinates of a cell, one cell wide, centre 7g at (0, 0), as seen
  * from `view` (the seat at the bottom): Middle's picture turned by 120° for
  * First (clockwise) or Last (counter-clockwise).
- * @param {string} name
- * @param {Seat} [view]
- * @returns {[number, number]}
+ * @param {string} name @param {Seat} [view] @returns {[number, number]}
  */
 export function cellXY(name, view = 'middle') {
   const { c, r } = cell(name);
@@ -82,10 +68,7 @@ function cell(name) {
 }
 /** @type {Record<Seat, number>} */
 export const VIEW_TURN = { middle: 0, first: 120, last: -120 };
-/**
- * @param {number} x @param {number} y @param {number} deg
- * @returns {[number, number]}
- */
+/** @param {number} x @param {number} y @param {number} deg @returns {[number, number]} */
 export function rotate(x, y, deg) {
   const a = deg * Math.PI / 180;
   return [x * Math.cos(a) - y * Math.sin(a), x * Math.sin(a) + y * Math.cos(a)];
@@ -99,11 +82,7 @@ export function forwardAngle(owner, view) {
   return -90 + 30 * hour + (VIEW_TURN[view] || 0);
 }
 
-/**
- * Territories (R8) and the Garden (R5).
- * @param {string} name
- * @returns {Seat | null}
- */
+/** Territories (R8) and the Garden (R5). @param {string} name @returns {Seat | null} */
 export function territoryOf(name) {
   const { c, r } = cell(name);
   if (c <= 3) return 'first';
@@ -114,8 +93,7 @@ export function territoryOf(name) {
 
 /**
  * The position string (R32) as a map cell -> {owner, kind, promoted}, and the rest of its fields.
- * @param {string} text
- * @returns {Position}
+ * @param {string} text @returns {Position}
  */
 export function parsePosition(text) {
   const [board, toMove, hands, alliance, castling, ply] = text.split(' ');
@@ -148,11 +126,7 @@ export function parsePosition(text) {
   };
 }
 
-/**
- * A move string (R33) as parts.
- * @param {string} text
- * @returns {Move | null}
- */
+/** A move string (R33) as parts. @param {string} text @returns {Move | null} */
 export function parseMove(text) {
   let m = /^([KRBGSNLP])\*(\d{1,2}[a-m])$/.exec(text);
   if (m) return { kind: 'drop', piece: /** @type {Kind} */ (m[1]), to: m[2], text };
@@ -163,10 +137,7 @@ export function parseMove(text) {
   return null;
 }
 
-/**
- * @param {Piece} p
- * @param {{owner?: boolean}} [opts]
- */
+/** @param {Piece} p @param {{owner?: boolean}} [opts] */
 export function pieceWords(p, { owner = true } = {}) {
   const name = (p.promoted ? 'promoted ' : '') + PIECE_NAME[p.kind];
   return owner ? `${SEAT_NAME[p.owner]}'s ${name}` : name;
@@ -177,8 +148,7 @@ const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 /**
  * A move in words, judged on the position before it: "Silver 8m to 7j, takes
  * Last's pawn, promotes". `before` is a parsed position or null.
- * @param {string} text
- * @param {Position | null} before
+ * @param {string} text @param {Position | null} before
  */
 export function describeMove(text, before) {
   const mv = parseMove(text);
@@ -199,15 +169,10 @@ export function describeMove(text, before) {
   return s;
 }
 
-/**
- * @callback NameOf
- * @param {Seat} seat
- * @returns {string}
- */
+/** @callback NameOf @param {Seat} seat @returns {string} */
 /**
  * Words for the rules' effects (ActionView.effects / game.move data).
- * @param {{type?: string, seats?: Seat[], automatic?: boolean, seat?: Seat, reason?: string, by?: Seat | null, result?: import('sannin-api').Schemas['ResultView'] | null}} e
- * @param {NameOf} nameOf
+ * @param {import('sannin-web').Effect} e @param {NameOf} nameOf
  */
 export function describeEffect(e, nameOf) {
   /** @param {Seat | null | undefined} seat */
@@ -226,11 +191,7 @@ export function describeEffect(e, nameOf) {
   }
 }
 
-/**
- * @param {string} reason
- * @param {Seat | null | undefined} by
- * @param {NameOf} nameOf
- */
+/** @param {string} reason @param {Seat | null | undefined} by @param {NameOf} nameOf */
 export function eliminationWords(reason, by, nameOf) {
   switch (reason) {
     case 'checkmate': return by ? `checkmated by ${nameOf(by)}` : 'checkmated';
@@ -247,10 +208,7 @@ const WIN_REASON = {
   last_player_standing: 'as the last player standing',
   ally_eliminated: 'because an ally of the other two was knocked out',
 };
-/**
- * @param {import('sannin-api').Schemas['ResultView'] | null | undefined} result
- * @param {NameOf} nameOf
- */
+/** @param {Schemas['ResultView'] | null | undefined} result @param {NameOf} nameOf */
 export function resultWords(result, nameOf) {
   if (!result) return '';
   if (result.winner) return `${nameOf(result.winner)} won ${WIN_REASON[result.reason] || ''}`.trim();

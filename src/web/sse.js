@@ -5,22 +5,10 @@
 import { refresh, session, streamToken } from './api.js';
 
 /**
- * @typedef {'live' | 'waiting' | 'ended'} StreamState
- */
-
-/**
  * Follow `url` until `close()`. `onEvent({id, event, data})` gets each
- * message with its data parsed as JSON (of type D: the stream's data schema
- * in the API document); `onState('live'|'waiting'|'ended')` reports the
- * connection. With `auth`, the session's token is sent.
- * @template D
- * @param {string} url
- * @param {{
- *   auth?: boolean,
- *   onEvent: (msg: {id: string | undefined, event: string, data: D}) => void,
- *   onState?: (state: StreamState) => void,
- *   onReset?: () => void,
- * }} handlers
+ * message with its data parsed as JSON; `onState('live'|'waiting'|'ended')`
+ * reports the connection. With `auth`, the session's token is sent.
+ * @template D @param {string} url @param {import('sannin-web').FollowHandlers<D>} handlers
  */
 export function follow(url, { auth = false, onEvent, onState = () => {}, onReset = () => {} }) {
   /** @type {string | null} */

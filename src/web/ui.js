@@ -1,12 +1,7 @@
 // Small DOM helpers: element building, forms with problem+json errors, dates.
 
-/**
- * Attributes of `h()` and `s()`: `class` may be a list (falsy items left
- * out); null, undefined and false leave an attribute out, true writes it empty.
- * @typedef {Record<string, unknown>} Attrs
- * @typedef {Node | string | number | null | undefined | false | ChildList} Child
- * @typedef {Array<Child>} ChildList
- */
+/** @import { Schemas } from 'sannin-api' */
+/** @import { Attrs, Child } from 'sannin-web' */
 
 /**
  * An HTML element.
@@ -22,6 +17,16 @@ export function h(tag, attrs, ...children) {
   append(el, children);
   return el;
 }
+
+/** A button that says what it does. @param {Child} label @param {(e: MouseEvent) => void} onClick @param {Attrs} [attrs] */
+export function btn(label, onClick, attrs) {
+  const b = h('button', { type: 'button', ...attrs }, label);
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+/** @param {...Child} children */
+export const actions = (...children) => h('div', { class: 'actions' }, ...children);
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 /**
@@ -52,12 +57,7 @@ function setAttrs(el, attrs) {
   }
 }
 
-/**
- * @template {Element} E
- * @param {E} el
- * @param {Child[]} children
- * @returns {E}
- */
+/** @template {Element} E @param {E} el @param {Child[]} children @returns {E} */
 export function append(el, children) {
   for (const c of /** @type {unknown[]} */ (children).flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
@@ -66,12 +66,7 @@ export function append(el, children) {
   return el;
 }
 
-/**
- * @template {Element} E
- * @param {E} el
- * @param {...Child} children
- * @returns {E}
- */
+/** @template {Element} E @param {E} el @param {...Child} children @returns {E} */
 export function clear(el, ...children) {
   el.replaceChildren();
   return append(el, children);
@@ -106,10 +101,7 @@ export function field(label, input, { hint, name } = {}) {
   return h('div', { class: ['field', isCheck && 'check'] }, isCheck ? [input, lab] : [lab, input], hintEl, err);
 }
 
-/**
- * Clear a form's error messages.
- * @param {HTMLFormElement} form
- */
+/** Clear a form's error messages. @param {HTMLFormElement} form */
 export function clearErrors(form) {
   form.querySelectorAll('.field-error').forEach((p) => { /** @type {HTMLElement} */ (p).hidden = true; p.textContent = ''; });
   form.querySelectorAll('[aria-invalid]').forEach((i) => {
@@ -121,10 +113,7 @@ export function clearErrors(form) {
   if (box) { box.hidden = true; box.textContent = ''; }
 }
 
-/**
- * `lines[1][2]` -> itself, `lines[1]`, `lines`; `a.b` -> itself, `a`.
- * @param {string} path
- */
+/** `lines[1][2]` -> itself, `lines[1]`, `lines`; `a.b` -> itself, `a`. @param {string} path */
 function parents(path) {
   const out = [];
   for (let p = path; p;) {
@@ -183,10 +172,7 @@ export const formError = () => h('p', { class: 'form-error', role: 'alert', hidd
 
 /**
  * Run an async action from a button, disabling it meanwhile.
- * @template T
- * @param {HTMLButtonElement | null} button
- * @param {() => Promise<T>} fn
- * @returns {Promise<T>}
+ * @template T @param {HTMLButtonElement | null} button @param {() => Promise<T>} fn @returns {Promise<T>}
  */
 export async function busy(button, fn) {
   if (button) button.disabled = true;
@@ -219,10 +205,7 @@ export function shortWhen(iso) {
 export function day(iso) {
   return iso ? fmt({ day: 'numeric', month: 'long', year: 'numeric' }).format(new Date(iso)) : '';
 }
-/**
- * "2 days 4 hours", "35 minutes", for a number of seconds.
- * @param {number} sec
- */
+/** "2 days 4 hours", "35 minutes", for a number of seconds. @param {number} sec */
 export function duration(sec) {
   if (sec <= 0) return 'no time';
   const d = Math.floor(sec / 86400), hr = Math.floor((sec % 86400) / 3600), m = Math.floor((sec % 3600) / 60);
@@ -234,7 +217,7 @@ export function duration(sec) {
   return 'less than a minute';
 }
 
-/** @param {import('sannin-api').Schemas['TimeControl'] | null | undefined} tc */
+/** @param {Schemas['TimeControl'] | null | undefined} tc */
 export function timeControlWords(tc) {
   if (!tc || tc.kind === 'none') return 'No time limit';
   if (tc.kind === 'per_move') return `${tc.days} day${tc.days === 1 ? '' : 's'} per move`;
@@ -246,9 +229,7 @@ export function timeControlWords(tc) {
 
 /**
  * Show a message for a while; one with the same `key` replaces the last.
- * @param {Child} text
- * @param {'info' | 'error'} [kind]
- * @param {string | null} [key]
+ * @param {Child} text @param {'info' | 'error'} [kind] @param {string | null} [key]
  */
 export function toast(text, kind = 'info', key = null) {
   const box = document.getElementById('toasts');

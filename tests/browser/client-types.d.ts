@@ -82,3 +82,9 @@ export interface Session {
   expiresAt: number;
   username: string;
 }
+
+/** `api()`: the answer of an operation, typed by the document. */
+export type Api = <P extends ApiPath, M extends MethodOf<P>>(method: M, path: P, opts?: Options<P, M>) => Promise<ResponseBody<P, M>>;
+/** `apiFull()`: the same with the answer's ETag and status (body null for 304). */
+export type ApiFull = <P extends ApiPath, M extends MethodOf<P>>(method: M, path: P, opts?: Options<P, M>) =>
+  Promise<{ body: ResponseBody<P, M> | null; etag: string | null; status: number }>;

@@ -39,6 +39,16 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
 PASSWORD = "pale tangerine hexagon orchard"
 
 
+# Script and style of the whole client, uncompressed (every page's files together).
+BUDGET = 150 * 1024
+
+
+def page_weight():
+    web = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "web")
+    return sum(os.path.getsize(os.path.join(root, f))
+               for root, _, files in os.walk(web) for f in files if f.endswith((".js", ".css")))
+
+
 def skip(reason):
     if CI:
         print(f"browser tests: FAILED (CI=true): {reason}")
@@ -111,6 +121,11 @@ def main():
             print(f"  - {pr}")
         sys.exit(1)
     print(f"API calls in the client: {len(calls)}, all operations of the served document")
+    weight = page_weight()
+    print(f"page weight: {weight} bytes of script and style in src/web (budget {BUDGET} bytes, 150 KiB)")
+    if weight > BUDGET:
+        print("browser tests: FAILED: the client is over its weight budget")
+        sys.exit(1)
     try:
         from playwright.sync_api import expect, sync_playwright
     except ImportError:

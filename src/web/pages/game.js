@@ -5,54 +5,36 @@ import { api, apiFull } from '../api.js';
 import { createBoard } from '../board.js';
 import { deadlineWords, myPlayer, namer, playerName, statusWords } from '../games.js';
 import {
-  CELLS, HAND_ORDER, asSeat, PIECE_NAME, SEAT_LETTER, SEAT_NAME, SEATS, describeEffect, describeMove,
+  CELLS, HAND_ORDER, asSeat, PIECE_NAME, SEAT_NAME, SEATS, describeEffect, describeMove,
   eliminationWords, parseMove, parsePosition, pieceWords,
 } from '../position.js';
 import { applyMove, candidateOf } from '../moves.js';
 import { createPlan } from '../plan.js';
 import { follow } from '../sse.js';
 import {
-  busy, clear, duration, field, formError, h, showErrors, shortWhen, timeControlWords, toast, when,
+  actions, btn, busy, clear, duration, field, formError, h, showErrors, shortWhen, timeControlWords, toast, when,
 } from '../ui.js';
+/** @import { ApiPath, Options, Schemas, SendBody } from 'sannin-api' */
+/** @import { GamePage } from 'sannin-web' */
 
 const START = 'Ll1Pl1Pf1Lf/SlBlPl2PfRfSf/Gl1Pl3Pf1Gf/Kl1Pl4Pf1Kf/Gl1Nl5Nf1Gf/Sl1Pl6Pf1Sf/LlRlPl7PfBfLf/1Pl8Pf1/Pl9Pf/10/PmPmPmPmNmPmPmPmPm/1Bm4Rm1/LmSmGmKmGmSmLm f - - fml 1';
 const PREF_NAMES = 'sannin.cellNames';
 const PREF_ZOOM = 'sannin.boardZoom';
 // Phones: the board without its frame, from edge to edge of the screen.
 const NARROW = '(max-width: 520px)';
-// Where, even so, a cell is narrower than a finger (13 cells across, under 36 px
-// each): the board may be zoomed in, to 38 px a cell, and scrolled sideways.
+// Where a cell is still under 36 px: zoom in to 38 px, scrolling sideways.
 const ZOOMABLE = '(max-width: 480px)';
-
-/**
- * @typedef {import('sannin-api').Schemas} Schemas
- * @typedef {Schemas['Seat']} Seat
- * @typedef {import('../position.js').Move} Move
- */
 
 export async function render(main, { params, app }) {
   const id = params[0].toLowerCase();
-  /**
-   * The page's state; `draw()` renders from it.
-   * @type {{
-   *   game: Schemas['GameView'] | null, etag: string | null, pos: import('../position.js').Position | null,
-   *   actions: Schemas['ActionView'][], profiles: Record<string, Schemas['PublicProfile'] | null>,
-   *   chat: Schemas['ChatMessageView'][], chatMuted: boolean,
-   *   selected: {cell?: string, hand?: import('../position.js').Kind} | null,
-   *   pending: {to: string, promote?: boolean, text: string}[] | null,
-   *   illum: Set<string>, view: string | null, names: boolean, zoom: boolean,
-   *   live: import('../sse.js').StreamState, recent: string[],
-   *   plan: ReturnType<typeof createPlan> | null, premoves: Schemas['PremovesView'] | null,
-   * }}
-   */
+  /** @type {GamePage} */
   const st = {
     game: null, etag: null, pos: null, actions: [], profiles: {}, chat: [], chatMuted: false,
     selected: null, pending: null, illum: new Set(), view: null, names: localStorage.getItem(PREF_NAMES) !== '0',
-    // Zoomed by default on a touch screen too narrow for the whole board at a finger's size.
+    // Zoomed in by default on touch screens.
     zoom: localStorage.getItem(PREF_ZOOM) ? localStorage.getItem(PREF_ZOOM) === '1' : matchMedia('(pointer: coarse)').matches,
     live: 'waiting', recent: [], plan: null, premoves: null,
   };
-  const myName = () => (app.me ? app.me.username : null);
 
   // ---------- layout ----------
   const title = h('h1', {}, 'Game');
@@ -304,8 +286,7 @@ export async function render(main, { params, app }) {
 
   /**
    * The server's refusal of a line in words: which move, whose, and why.
-   * @param {{field?: string | null, message: string, code?: string}} fe
-   * @param {string[]} line
+   * @param {{field?: string | null, message: string, code?: string}} fe @param {string[]} line
    */
   function refusalWords(fe, line) {
     const m = /\[(\d+)\](?:\[(\d+)\])?$/.exec(fe.field || '');
@@ -350,34 +331,21 @@ export async function render(main, { params, app }) {
     const g = st.game;
     const seat = plan.seat();
     const name = namer(g);
-    const hand = seat ? plan.pos().hands[seat] || {} : {};
-    const pieces = HAND_ORDER.filter((k) => hand[k]).map((k) => {
-      const b = h('button', {
-        type: 'button', class: ['hand-piece', `owner-${seat}`, plan.selected && plan.selected.hand === k && 'selected'],
-        'data-hand': k, 'data-owner': seat, 'aria-pressed': plan.selected && plan.selected.hand === k ? 'true' : 'false',
-        'aria-label': `${k}: drop a ${PIECE_NAME[k]} (${SEAT_NAME[seat]} has ${hand[k]})`,
-      }, k, hand[k] > 1 ? h('sub', {}, hand[k]) : null);
-      b.addEventListener('click', () => { plan.tapHand(k); draw(); });
-      return b;
-    });
+    const pieces = seat ? handButtons(seat, true, plan) : [];
     let choice = null;
     if (plan.pending) {
       choice = h('div', { class: 'actions plan-choice' }, plan.pending.map((mv) => {
-        const b = h('button', { type: 'button', class: mv.promote ? 'primary' : '' }, mv.promote ? 'Plan it promoting' : 'Plan it without promoting');
-        b.addEventListener('click', () => { plan.add(mv); draw(); board.focusCell(mv.to); });
+        const b = btn(mv.promote ? 'Plan it promoting' : 'Plan it without promoting', () => { plan.add(mv); draw(); board.focusCell(mv.to); }, { class: mv.promote ? 'primary' : '' });
         return b;
       }));
     }
     const hasMine = plan.line.some((m) => m.seat === g.your_seat);
-    const save = h('button', { type: 'button', class: 'primary', disabled: !hasMine }, 'Save premove line');
-    save.addEventListener('click', () => savePlan(save));
-    const undo = h('button', { type: 'button', disabled: !plan.line.length }, 'Undo planned move');
-    undo.addEventListener('click', () => { plan.undo(); draw(); });
-    const cancel = h('button', { type: 'button' }, 'Cancel plan');
-    cancel.addEventListener('click', () => { stopPlan(); board.focusCell('7g'); });
+    const save = btn('Save premove line', () => savePlan(save), { class: 'primary', disabled: !hasMine });
+    const undo = btn('Undo planned move', () => { plan.undo(); draw(); }, { disabled: !plan.line.length });
+    const cancel = btn('Cancel plan', () => { stopPlan(); board.focusCell('7g'); });
     clear(planBar,
       h('h2', { id: 'plan-h', class: 'plan-title' }, 'Planning a premove line'),
-      h('p', { class: 'small' }, 'Play out the moves you expect, each player in turn, from the position now. When the game follows your line up to one of your moves, that move is played for you at once. The pieces here are where your plan leaves them; the server checks the line when you save it.'),
+      h('p', { class: 'small' }, 'Play the moves you expect, each player in turn. When the game follows your line up to a move of yours, it is played for you.'),
       plan.line.length ? h('ol', { class: 'plan-line' }, plan.line.map((m, i) => h('li', { class: [`owner-${m.seat}`, plan.refusedAt === i && 'refused'] },
         h('span', { class: 'dot', 'aria-hidden': 'true' }), `${name(m.seat)}: ${describeMove(m.text, m.before)}`,
         h('span', { class: 'muted small notation' }, ` ${m.text}`),
@@ -388,13 +356,13 @@ export async function render(main, { params, app }) {
       choice,
       plan.refusal ? h('p', { class: 'field-error plan-refusal', role: 'alert', tabindex: -1 }, plan.refusal) : null,
       !hasMine && plan.line.length ? h('p', { class: 'small muted' }, 'Add one of your own moves to the line to save it.') : null,
-      h('div', { class: 'actions' }, save, undo, cancel));
+      actions(save, undo, cancel));
   }
 
   /** @param {string} text @param {HTMLButtonElement} button */
   async function play(text, button) {
     const offer = /** @type {HTMLInputElement | null} */ (moveBar.querySelector('input[name=offer]'));
-    /** @type {import('sannin-api').SendBody<'/games/{id}/moves', 'POST'>} */
+    /** @type {SendBody<'/games/{id}/moves', 'POST'>} */
     const body = { move: text, ply: st.game.ply };
     if (offer && offer.checked) body.offer_draw = true;
     await busy(button, async () => {
@@ -510,23 +478,27 @@ export async function render(main, { params, app }) {
     board.el.setAttribute('aria-label', `Board as your premove plan leaves it, seen from ${SEAT_NAME[st.view]}'s side${seat ? `; ${SEAT_NAME[seat]} to move in the plan` : ''}`);
   }
 
-  function handButtons(seat, interactive) {
-    const hand = st.pos.hands[seat] || {};
-    const L = interactive ? legal() : null;
+  /**
+   * A hand's pieces: buttons to drop them when `interactive` (in a plan, `plan`'s), else plain.
+   * @param {string} seat @param {boolean} interactive @param {ReturnType<typeof createPlan>} [plan]
+   */
+  function handButtons(seat, interactive, plan) {
+    const hand = (plan ? plan.pos() : st.pos).hands[seat] || {};
+    const L = interactive && !plan ? legal() : null;
+    const sel = plan ? plan.selected : st.selected;
     return HAND_ORDER.filter((k) => hand[k]).map((k) => {
       const label = `${PIECE_NAME[k]}${hand[k] > 1 ? ` ×${hand[k]}` : ''}`;
       if (!interactive) {
         return h('span', { class: `hand-piece owner-${seat}`, 'data-hand': k, 'data-owner': seat, title: label },
           k, hand[k] > 1 ? h('sub', {}, hand[k]) : null);
       }
-      const can = L.drops.has(k);
+      const on = !!sel && sel.hand === k;
       const b = h('button', {
-        type: 'button', class: ['hand-piece', `owner-${seat}`, st.selected && st.selected.hand === k && 'selected'],
-        'data-hand': k, 'data-owner': seat, disabled: !can,
-        'aria-pressed': st.selected && st.selected.hand === k ? 'true' : 'false',
-        'aria-label': `${k}: drop a ${PIECE_NAME[k]} (you have ${hand[k]})`,
+        type: 'button', class: ['hand-piece', `owner-${seat}`, on && 'selected'],
+        'data-hand': k, 'data-owner': seat, disabled: !plan && !L.drops.has(k), 'aria-pressed': String(on),
+        'aria-label': `${k}: drop a ${PIECE_NAME[k]} (${plan ? SEAT_NAME[seat] : 'you'} ${plan ? 'has' : 'have'} ${hand[k]})`,
       }, k, hand[k] > 1 ? h('sub', {}, hand[k]) : null);
-      b.addEventListener('click', () => onHand(k));
+      b.addEventListener('click', () => { if (plan) { plan.tapHand(k); draw(); } else onHand(k); });
       return b;
     });
   }
@@ -550,23 +522,19 @@ export async function render(main, { params, app }) {
       const words = describeMove((plain || promo).text.replace(/\+$/, ''), before);
       const buttons = [];
       if (plain && promo) {
-        const yes = h('button', { type: 'button', class: 'primary' }, 'Move and promote');
-        const no = h('button', { type: 'button' }, 'Move without promoting');
-        yes.addEventListener('click', () => play(promo.text, yes));
-        no.addEventListener('click', () => play(plain.text, no));
+        const yes = btn('Move and promote', () => play(promo.text, yes), { class: 'primary' });
+        const no = btn('Move without promoting', () => play(plain.text, no));
         buttons.push(yes, no);
       } else {
         const only = plain || promo;
-        const b = h('button', { type: 'button', class: 'primary' }, 'Move');
-        b.addEventListener('click', () => play(only.text, b));
+        const b = btn('Move', () => play(only.text, b), { class: 'primary' });
         buttons.push(b);
       }
-      const cancel = h('button', { type: 'button' }, 'Cancel');
-      cancel.addEventListener('click', () => { st.pending = null; draw(); board.focusCell(st.selected && st.selected.cell ? st.selected.cell : '7g'); });
+      const cancel = btn('Cancel', () => { st.pending = null; draw(); board.focusCell(st.selected && st.selected.cell ? st.selected.cell : '7g'); });
       const offer = h('input', { type: 'checkbox', name: 'offer' });
       clear(moveBar,
         h('p', {}, h('strong', {}, 'Your move: '), words, promo && !plain ? ' — it promotes (it must here).' : '', plain && promo ? ' — it may promote.' : ''),
-        h('div', { class: 'actions' }, buttons, cancel),
+        actions(buttons, cancel),
         g.draw_offer ? null : field('Offer a draw with this move', offer));
     }
     const sel = st.selected;
@@ -578,8 +546,7 @@ export async function render(main, { params, app }) {
       const picked = all.filter((c) => st.illum.has(c));
       const text = picked.length ? `${sel.cell}!${picked.join(',')}` : null;
       const ok = text && il.some((m) => m.text === text);
-      const go = h('button', { type: 'button', class: 'primary', disabled: !ok }, 'Capture the ticked pieces');
-      go.addEventListener('click', () => play(text, go));
+      const go = btn('Capture the ticked pieces', () => play(text, go), { class: 'primary', disabled: !ok });
       const boxes = all.map((c) => {
         const box = h('input', { type: 'checkbox', checked: st.illum.has(c) });
         box.addEventListener('change', () => {
@@ -595,7 +562,7 @@ export async function render(main, { params, app }) {
         h('p', {}, 'Instead of moving, your promoted king may capture pieces without moving (illumination): the ringed pieces. Tick the ones to take, then confirm.'),
         boxes,
         picked.length && !ok ? h('p', { class: 'field-error' }, 'This choice is not allowed: it would leave a king in check, or this game requires taking every ringed piece.') : null,
-        h('div', { class: 'actions' }, go));
+        actions(go));
     }
   }
 
@@ -649,18 +616,17 @@ export async function render(main, { params, app }) {
   }
 
   function button(label, fn, cls) {
-    const b = h('button', { type: 'button', class: cls }, label);
-    b.addEventListener('click', () => busy(b, async () => {
+    const b = btn(label, () => busy(b, async () => {
       try { await fn(); } catch (e) { toast(e.detail, 'error'); }
-    }));
+    }), { class: cls });
     return b;
   }
   /**
    * POST one of this game's actions (`{id}` is this game), then show the game
    * as it stands after it.
-   * @template {import('sannin-api').ApiPath & `/games/{id}/${string}`} P
+   * @template {ApiPath & `/games/{id}/${string}`} P
    * @param {P} path
-   * @param {Omit<import('sannin-api').Options<P, 'POST'>, 'params'> & {params?: Record<string, string>}} [opts]
+   * @param {Omit<Options<P, 'POST'>, 'params'> & {params?: Record<string, string>}} [opts]
    */
   const post = async (path, opts) => {
     const o = /** @type {{params?: Record<string, string>}} */ (opts || {});
@@ -682,13 +648,13 @@ export async function render(main, { params, app }) {
             button('Accept invitation', () => post('/games/{id}/join'), 'primary'),
             button('Decline invitation', () => post('/games/{id}/decline'))));
       } else if (!mine && app.signedIn() && g.players.some((p) => p.state === 'open')) {
-        parts.push(h('div', { class: 'actions' }, g.players.filter((p) => p.state === 'open').map((p) =>
+        parts.push(actions(g.players.filter((p) => p.state === 'open').map((p) =>
           button(`Join as ${SEAT_NAME[p.seat]}`, () => post('/games/{id}/join', { query: { seat: asSeat(p.seat) } }), 'primary'))));
       } else if (!app.signedIn()) {
         parts.push(h('p', {}, h('a', { href: `/login?next=/games/${id}` }, 'Log in'), ' to join this game.'));
       }
       if (app.me && g.created_by === app.me.username) {
-        parts.push(h('div', { class: 'actions' }, button('Cancel this game', () => post('/games/{id}/cancel'))));
+        parts.push(actions(button('Cancel this game', () => post('/games/{id}/cancel'))));
       }
       if (g.expires_at) parts.push(h('p', { class: 'small muted' }, `Unfilled seats lapse on ${when(g.expires_at)}.`));
     }
@@ -696,15 +662,15 @@ export async function render(main, { params, app }) {
       // Draw (R36)
       const d = g.draw_offer;
       const drawPart = [];
-      if (!d) drawPart.push(h('div', { class: 'actions' }, button('Offer draw', () => post('/games/{id}/draw/offer'))));
+      if (!d) drawPart.push(actions(button('Offer draw', () => post('/games/{id}/draw/offer'))));
       else {
         const waiting = d.awaiting.map(name).join(' and ');
         if (d.by === g.your_seat) {
           drawPart.push(h('p', {}, `You offered a draw. Waiting for ${waiting}.`),
-            h('div', { class: 'actions' }, button('Withdraw draw offer', () => post('/games/{id}/draw/decline'))));
+            actions(button('Withdraw draw offer', () => post('/games/{id}/draw/decline'))));
         } else if (d.awaiting.includes(g.your_seat)) {
           drawPart.push(h('p', {}, `${name(d.by)} offers a draw.`, d.accepted.length > 1 ? ` Accepted so far: ${d.accepted.map(name).join(', ')}.` : ''),
-            h('div', { class: 'actions' }, button('Accept draw', () => post('/games/{id}/draw/accept'), 'primary'), button('Decline draw', () => post('/games/{id}/draw/decline'))));
+            actions(button('Accept draw', () => post('/games/{id}/draw/accept'), 'primary'), button('Decline draw', () => post('/games/{id}/draw/decline'))));
         } else drawPart.push(h('p', {}, `${name(d.by)} offered a draw; you accepted. Waiting for ${waiting}.`));
       }
       parts.push(h('h3', {}, 'Draw'), drawPart);
@@ -721,11 +687,11 @@ export async function render(main, { params, app }) {
                 button('Decline alliance', () => post('/games/{id}/alliance/proposals/{pid}/decline', { params: { pid: p.id } }))));
           } else if (p.from === g.your_seat) {
             rows.push(h('p', {}, `You proposed an alliance to ${name(p.to)}.`),
-              h('div', { class: 'actions' }, button('Withdraw proposal', () => post('/games/{id}/alliance/proposals/{pid}/withdraw', { params: { pid: p.id } }))));
+              actions(button('Withdraw proposal', () => post('/games/{id}/alliance/proposals/{pid}/withdraw', { params: { pid: p.id } }))));
           }
         }
         const others = alive.filter((s) => s !== g.your_seat && !props.some((p) => (p.from === g.your_seat && p.to === s) || (p.from === s && p.to === g.your_seat)));
-        if (others.length) rows.push(h('div', { class: 'actions' }, others.map((s) => button(`Propose alliance to ${name(s)}`, () => post('/games/{id}/alliance/proposals', { body: { to: asSeat(s) } })))));
+        if (others.length) rows.push(actions(others.map((s) => button(`Propose alliance to ${name(s)}`, () => post('/games/{id}/alliance/proposals', { body: { to: asSeat(s) } })))));
         parts.push(h('h3', {}, 'Alliance'),
           h('p', { class: 'small muted' }, 'Two players may ally against the third: allies may not check each other, and the alliance lasts until the third is out. It promotes the third player\u2019s king.'),
           rows);
@@ -750,22 +716,20 @@ export async function render(main, { params, app }) {
           parts.push(h('h3', {}, 'Give time'), h('p', { class: 'small muted' }, 'Add time to another player\u2019s clock, once per turn.'), form);
         }
       }
-      parts.push(h('h3', {}, 'Resign'), h('div', { class: 'actions' }, button('Resign', async () => resignDialog.showModal(), 'danger')));
+      parts.push(h('h3', {}, 'Resign'), actions(button('Resign', async () => resignDialog.showModal(), 'danger')));
     }
     clear(actionsBox, parts.length ? h('section', { class: 'panel', 'aria-labelledby': 'act-h' }, h('h2', { id: 'act-h' }, 'Actions'), parts) : null);
   }
 
   // Resign confirmation
   {
-    const yes = h('button', { type: 'button', class: 'danger' }, 'Yes, resign');
-    const no = h('button', { type: 'button', class: 'primary' }, 'Keep playing');
-    yes.addEventListener('click', () => busy(yes, async () => {
+    const yes = btn('Yes, resign', () => busy(yes, async () => {
       try { await post('/games/{id}/resign'); resignDialog.close(); toast('You resigned.'); } catch (e) { resignDialog.close(); toast(e.detail, 'error'); }
-    }));
-    no.addEventListener('click', () => resignDialog.close());
+    }), { class: 'danger' });
+    const no = btn('Keep playing', () => resignDialog.close(), { class: 'primary' });
     resignDialog.append(h('h2', { id: 'resign-h' }, 'Resign this game?'),
       h('p', {}, 'You leave the game for good and your pieces leave the board. This cannot be undone.'),
-      h('div', { class: 'actions' }, no, yes));
+      actions(no, yes));
   }
 
   function drawMoves() {
@@ -844,7 +808,7 @@ export async function render(main, { params, app }) {
     const text = h('textarea', { name: 'text', rows: 2, maxlength: 500, required: true });
     const send = h('button', { type: 'submit' }, 'Send');
     const form = h('form', { class: 'chat-form', novalidate: true }, formError(),
-      field('Message', text, { name: 'text' }), field('To', chatTo, { name: 'to' }), h('div', { class: 'actions' }, send));
+      field('Message', text, { name: 'text' }), field('To', chatTo, { name: 'to' }), actions(send));
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       if (!text.value.trim()) return;
@@ -867,7 +831,7 @@ export async function render(main, { params, app }) {
       field('Mute the table chat (no notices for it; private messages still come)', muteBox));
 
     const save = h('button', { type: 'submit' }, 'Save notes');
-    const nform = h('form', { novalidate: true }, formError(), field('Only you can read these notes', notesText, { name: 'text' }), h('div', { class: 'actions' }, save, notesState));
+    const nform = h('form', { novalidate: true }, formError(), field('Only you can read these notes', notesText, { name: 'text' }), actions(save, notesState));
     nform.addEventListener('submit', (e) => {
       e.preventDefault();
       busy(save, async () => {
@@ -877,13 +841,15 @@ export async function render(main, { params, app }) {
     clear(notesBox, h('h2', { id: 'notes-h' }, 'My notes'), nform);
 
     const psave = h('button', { type: 'submit' }, 'Save premoves');
-    const pclear = h('button', { type: 'button' }, 'Remove all premoves');
+    const pclear = btn('Remove all premoves', () => busy(pclear, async () => {
+      try { await api('DELETE', '/games/{id}/premoves', { params: { id } }); showPremoves({ lines: [] }); preText.value = ''; } catch (e) { toast(e.detail, 'error'); }
+    }));
     const pform = h('form', { novalidate: true }, formError(),
       field('Planned lines, one per line', preText, {
         name: 'lines',
-        hint: 'Answer the replies you expect without waiting. Write each line as the moves from now on, in turn order, separated by spaces, in the notation of the move list (for example "3d4d 12l8d 10d8d 7k7j"). When the game follows a line up to one of your moves, that move is played for you at once.',
+        hint: 'Each line: the moves from now on, in turn order, in the move list\u2019s notation, separated by spaces ("3d4d 12l8d 10d8d 7k7j").',
       }),
-      h('div', { class: 'actions' }, psave, pclear));
+      actions(psave, pclear));
     pform.addEventListener('submit', (e) => {
       e.preventDefault();
       const lines = preText.value.split('\n').map((l) => l.trim().split(/[\s,;]+/).filter(Boolean)).filter((l) => l.length);
@@ -891,18 +857,14 @@ export async function render(main, { params, app }) {
         try { const p = await api('PUT', '/games/{id}/premoves', { params: { id }, body: { lines } }); showPremoves(p); toast('Premoves saved.'); } catch (err) { showErrors(pform, err); }
       });
     });
-    pclear.addEventListener('click', () => busy(pclear, async () => {
-      try { await api('DELETE', '/games/{id}/premoves', { params: { id } }); showPremoves({ lines: [] }); preText.value = ''; } catch (e) { toast(e.detail, 'error'); }
-    }));
-    const planIt = h('button', { type: 'button' }, 'Plan a line on the board');
-    planIt.addEventListener('click', () => {
+    const planIt = btn('Plan a line on the board', () => {
       if (!st.plan) startPlan();
       draw();
       boardWrap.scrollIntoView({ block: 'start' });
       board.focusCell(st.game.your_seat ? (CELLS.find((c) => (st.pos.cells.get(c) || {}).owner === st.plan.seat()) || '7g') : '7g');
     });
     clear(premovesBox, h('h2', { id: 'pre-h' }, 'Premoves'), preList,
-      h('div', { class: 'actions' }, planIt),
+      actions(planIt),
       h('details', { class: 'premove-text' }, h('summary', {}, 'Write lines as text'), pform));
 
     api('GET', '/games/{id}/notes', { params: { id } }).then((n) => { notesText.value = n.text; if (n.updated_at) notesState.textContent = `Saved ${shortWhen(n.updated_at)}`; }).catch(() => {});
