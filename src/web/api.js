@@ -128,11 +128,7 @@ async function problemOf(r) {
  * @param {Record<string, string | number | boolean | null | undefined> | undefined} query
  */
 export function pathOf(path, params, query) {
-  let out = path.replace(/\{(\w+)\}/g, (_, name) => {
-    const v = params && params[name];
-    if (v === undefined || v === '') throw new Error(`no value for {${name}} in ${path}`);
-    return encodeURIComponent(v);
-  });
+  let out = path.replace(/\{(\w+)\}/g, (_, name) => encodeURIComponent((params || {})[name]));
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(query || {})) if (v !== undefined && v !== null) q.set(k, String(v));
   if ([...q].length) out += `?${q}`;

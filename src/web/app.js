@@ -61,10 +61,8 @@ function renderNav() {
   const nav = document.getElementById('nav');
   const s = session();
   if (s) {
-    const out = btn('Log out', async () => {
-      await logOut();
-      app.navigate('/login');
-    }, { class: 'link' });
+    // The session's end draws the page once (onSession below): the login page.
+    const out = btn('Log out', () => { history.pushState(null, '', '/login'); logOut(); }, { class: 'link' });
     clear(nav,
       h('a', { href: '/' }, 'My games'),
       h('a', { href: '/new' }, 'New game'),

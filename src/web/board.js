@@ -163,7 +163,7 @@ export function createBoard({ onCell, label = 'Board' }) {
       else bits.push('empty');
       if (name === '7g') bits.push('the Garden');
       if (name === selected) bits.push('selected');
-      if (dests.has(name)) bits.push(st.planning ? (p ? 'the piece can capture here in your plan' : 'the piece can go here in your plan') : (p ? 'you can capture here' : 'you can move here'));
+      if (dests.has(name)) bits.push(p ? 'you can capture here' : 'you can move here');
       if (targets.has(name)) bits.push('can be captured by illumination');
       if (to.has(name)) bits.push(`${st.planning ? 'moved here in your plan' : 'last moved here'} by ${SEAT_NAME[to.get(name) || ''] || ''}`);
       if (inCheck.has(name)) bits.push('in check');

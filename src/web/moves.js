@@ -165,12 +165,3 @@ export function applyMove(pos, mv, living) {
   }
   return { ...pos, cells, hands, castling, toMove: nextSeat(mover, living), ply: pos.ply + 1 };
 }
-
-/** A move string as a candidate on a position, or null. @param {Position} pos @param {string} text @param {{stuckPiece?: string}} [options] */
-export function candidateOf(pos, text, options) {
-  const drop = /^([RBGSNLP])\*(\d{1,2}[a-m])$/.exec(text);
-  if (drop && pos.toMove) return dropsOf(pos, pos.toMove, /** @type {Kind} */ (drop[1])).find((m) => m.text === text) || null;
-  const m = /^(\d{1,2}[a-m])\d{1,2}[a-m]\+?$/.exec(text);
-  if (!m) return null;
-  return movesFrom(pos, m[1], options).find((c) => c.text === text) || null;
-}

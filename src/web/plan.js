@@ -17,8 +17,6 @@ export function createPlan({ base, living, stuckPiece }) {
     pending: null,
     /** The server's refusal of this line, in words. @type {string | null} */
     refusal: null,
-    /** Which move of the line the server refused, from 0. @type {number | null} */
-    refusedAt: null,
     /** The position after the planned moves. */
     pos() { return line.length ? applyMove(line[line.length - 1].before, line[line.length - 1], living) : base; },
     /** Who moves next in the plan. */
@@ -65,14 +63,12 @@ export function createPlan({ base, living, stuckPiece }) {
       plan.selected = null;
       plan.pending = null;
       plan.refusal = null;
-      plan.refusedAt = null;
     },
     undo() {
       line.pop();
       plan.selected = null;
       plan.pending = null;
       plan.refusal = null;
-      plan.refusedAt = null;
     },
     /** The line as move strings (R33). */
     texts() { return line.map((m) => m.text); },

@@ -30,11 +30,7 @@ for (let r = 0; r < 13; r++) {
 }
 
 /** @param {string} name */
-/**
- * A seat as a request names it. The API's views give seats as plain strings;
- * its requests take one of the three names.
- * @param {string | null | undefined} name @returns {Schemas['Seat']}
- */
+/** A seat as requests name it (views give plain strings). @param {string | null | undefined} name @returns {Schemas['Seat']} */
 export function asSeat(name) {
   const seat = SEATS.find((s) => s === name);
   if (!seat) throw new Error(`not a seat: ${name}`);

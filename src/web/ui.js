@@ -6,10 +6,7 @@
 /**
  * An HTML element.
  * @template {keyof HTMLElementTagNameMap} K
- * @param {K} tag
- * @param {Attrs | null} [attrs]
- * @param {...Child} children
- * @returns {HTMLElementTagNameMap[K]}
+ * @param {K} tag @param {Attrs | null} [attrs] @param {...Child} children @returns {HTMLElementTagNameMap[K]}
  */
 export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
@@ -32,10 +29,7 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 /**
  * An SVG element.
  * @template {keyof SVGElementTagNameMap} K
- * @param {K} tag
- * @param {Attrs | null} [attrs]
- * @param {...Child} children
- * @returns {SVGElementTagNameMap[K]}
+ * @param {K} tag @param {Attrs | null} [attrs] @param {...Child} children @returns {SVGElementTagNameMap[K]}
  */
 export function s(tag, attrs, ...children) {
   const el = document.createElementNS(SVG_NS, tag);

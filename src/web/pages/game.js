@@ -8,7 +8,6 @@ import {
   CELLS, HAND_ORDER, asSeat, PIECE_NAME, SEAT_NAME, SEATS, describeEffect, describeMove,
   eliminationWords, parseMove, parsePosition, pieceWords,
 } from '../position.js';
-import { applyMove, candidateOf } from '../moves.js';
 import { createPlan } from '../plan.js';
 import { follow } from '../sse.js';
 import {
@@ -73,19 +72,13 @@ export async function render(main, { params, app }) {
     localStorage.setItem(PREF_ZOOM, st.zoom ? '1' : '0');
     applyZoom();
   });
-  /** Zoom the board in or out; zoomed in, show the middle of the board, or the selected cell. */
+  /** Zoom the board in (showing its middle) or out. */
   function applyZoom() {
     const on = st.zoom && zoomable.matches;
     boardWrap.classList.toggle('zoomed', on);
     zoomButton.textContent = st.zoom ? 'Show the whole board' : 'Zoom in on the board';
     zoomButton.setAttribute('aria-pressed', String(st.zoom));
-    if (!on) return;
-    const sel = st.selected && st.selected.cell && board.el.querySelector(`[data-cell="${st.selected.cell}"]`);
-    const box = boardWrap.getBoundingClientRect();
-    const target = sel ? sel.getBoundingClientRect() : null;
-    boardWrap.scrollLeft = target
-      ? boardWrap.scrollLeft + target.left + target.width / 2 - box.left - box.width / 2
-      : (boardWrap.scrollWidth - boardWrap.clientWidth) / 2;
+    if (on) boardWrap.scrollLeft = (boardWrap.scrollWidth - boardWrap.clientWidth) / 2;
   }
   const onNarrow = () => { applyZoom(); drawBoard(); };
   narrow.addEventListener('change', onNarrow);
@@ -140,7 +133,7 @@ export async function render(main, { params, app }) {
     if (!before || before.ply !== g.ply || before.your_turn !== g.your_turn) {
       st.selected = null; st.pending = null; st.illum = new Set();
     }
-    if (st.plan && before && before.ply !== g.ply) followPlan(g);
+    if (st.plan && before && before.ply !== g.ply) followPlan();
     for (const p of g.players) if (p.username && !(p.username in st.profiles)) loadProfile(p.username);
     draw();
     if (!before || before.actions !== g.actions) loadMoves();
@@ -253,21 +246,10 @@ export async function render(main, { params, app }) {
     draw();
   }
 
-  /** The game moved on: keep what is left of the plan if it began with that move, else drop it. */
-  function followPlan(g) {
-    const old = st.plan;
-    const played = g.last_move && g.last_move.move;
-    const rest = old.line.length && old.line[0].text === played ? old.texts().slice(1) : null;
-    const plan = newPlan();
-    for (const text of rest || []) {
-      const mv = candidateOf(plan.pos(), text, { stuckPiece: g.options.stuck_piece });
-      if (!mv) break;
-      plan.add(mv);
-    }
-    if (old.line.length && (!rest || plan.line.length < rest.length)) {
-      toast(`The game moved on${played ? ` with ${played}` : ''}: your plan did not expect it, so it starts again from here.`, 'info', 'plan');
-      st.plan = newPlan();
-    } else st.plan = plan;
+  /** The game moved on: the plan starts again from the position now. */
+  function followPlan() {
+    if (st.plan.line.length) toast('The game moved on: your plan starts again from the position now.', 'info', 'plan');
+    st.plan = newPlan();
   }
 
   /** @param {string} cell */
@@ -314,8 +296,6 @@ export async function render(main, { params, app }) {
         if (err.status === 422 && err.errors && err.errors.length) {
           const ours = err.errors.filter((fe) => (fe.field || '').startsWith(`lines[${lines.length - 1}]`));
           plan.refusal = (ours.length ? ours : err.errors).map((fe) => refusalWords(fe, plan.texts())).join(' ');
-          const at = ours.length ? /\]\[(\d+)\]$/.exec(ours[0].field || '') : null;
-          plan.refusedAt = at ? Number(at[1]) : null;
           drawPlanBar();
           const alert = planBar.querySelector('.plan-refusal');
           if (alert) /** @type {HTMLElement} */ (alert).focus();
@@ -334,10 +314,8 @@ export async function render(main, { params, app }) {
     const pieces = seat ? handButtons(seat, true, plan) : [];
     let choice = null;
     if (plan.pending) {
-      choice = h('div', { class: 'actions plan-choice' }, plan.pending.map((mv) => {
-        const b = btn(mv.promote ? 'Plan it promoting' : 'Plan it without promoting', () => { plan.add(mv); draw(); board.focusCell(mv.to); }, { class: mv.promote ? 'primary' : '' });
-        return b;
-      }));
+      choice = h('div', { class: 'actions plan-choice' }, plan.pending.map((mv) => btn(mv.promote ? 'Plan it promoting' : 'Plan it without promoting',
+        () => { plan.add(mv); draw(); board.focusCell(mv.to); }, { class: mv.promote && 'primary' })));
     }
     const hasMine = plan.line.some((m) => m.seat === g.your_seat);
     const save = btn('Save premove line', () => savePlan(save), { class: 'primary', disabled: !hasMine });
@@ -346,16 +324,14 @@ export async function render(main, { params, app }) {
     clear(planBar,
       h('h2', { id: 'plan-h', class: 'plan-title' }, 'Planning a premove line'),
       h('p', { class: 'small' }, 'Play the moves you expect, each player in turn. When the game follows your line up to a move of yours, it is played for you.'),
-      plan.line.length ? h('ol', { class: 'plan-line' }, plan.line.map((m, i) => h('li', { class: [`owner-${m.seat}`, plan.refusedAt === i && 'refused'] },
+      plan.line.length ? h('ol', { class: 'plan-line' }, plan.line.map((m) => h('li', { class: `owner-${m.seat}` },
         h('span', { class: 'dot', 'aria-hidden': 'true' }), `${name(m.seat)}: ${describeMove(m.text, m.before)}`,
-        h('span', { class: 'muted small notation' }, ` ${m.text}`),
-        plan.refusedAt === i ? h('strong', { class: 'bad' }, ' — refused') : null))) : null,
+        h('span', { class: 'muted small notation' }, ` ${m.text}`)))) : null,
       seat ? h('p', { class: 'plan-next' }, h('strong', {}, `Next in your plan: ${name(seat)} (${SEAT_NAME[seat]}). `),
         plan.selected ? 'Choose where the piece goes.' : `Choose one of ${seat === g.your_seat ? 'your' : 'their'} pieces${pieces.length ? ', or a piece from the hand' : ''}.`) : null,
       pieces.length ? h('div', { class: 'hand-bar', 'aria-label': `${SEAT_NAME[seat]}'s hand in your plan` }, h('span', { class: 'hand-label' }, 'In hand:'), pieces) : null,
       choice,
       plan.refusal ? h('p', { class: 'field-error plan-refusal', role: 'alert', tabindex: -1 }, plan.refusal) : null,
-      !hasMine && plan.line.length ? h('p', { class: 'small muted' }, 'Add one of your own moves to the line to save it.') : null,
       actions(save, undo, cancel));
   }
 
@@ -411,7 +387,7 @@ export async function render(main, { params, app }) {
       if (g.your_turn) text = 'Your move. Choose one of your pieces (or a piece in your hand), then one of the highlighted cells.';
       else if (!g.your_seat) text = `You are watching. ${name(g.to_move)} (${SEAT_NAME[g.to_move]}) is to move.`;
       else if (me() && me().state !== 'playing') text = `You are out of this game. ${name(g.to_move)} is to move.`;
-      else text = `Waiting for ${name(g.to_move)} (${SEAT_NAME[g.to_move]}) to move. Meanwhile you may plan your replies: choose a piece on the board to start a premove line.`;
+      else text = `Waiting for ${name(g.to_move)} (${SEAT_NAME[g.to_move]}) to move. Meanwhile you may plan replies: choose a piece on the board to start a premove line.`;
       const dl = deadlineWords(g);
       if (dl) text += ` ${dl}.`;
     } else text = `${statusWords(g)}.`;
@@ -441,41 +417,29 @@ export async function render(main, { params, app }) {
 
   function drawBoard() {
     if (!st.game) return;
-    if (st.plan) { drawPlanBoard(); return; }
+    const plan = st.plan;
     const L = legal();
-    const dests = new Set(); const targets = new Set();
-    const sel = st.selected;
-    if (sel && sel.cell) {
+    const dests = new Set(plan ? plan.candidates().map((m) => m.to) : []); const targets = new Set();
+    const sel = plan ? plan.selected : st.selected;
+    const pending = plan ? plan.pending : st.pending;
+    if (sel && sel.cell && !plan) {
       for (const m of L.byFrom.get(sel.cell) || []) dests.add(m.to);
       for (const m of L.illum.get(sel.cell) || []) m.targets.forEach((t) => targets.add(t));
     }
-    if (sel && sel.hand) for (const m of L.drops.get(sel.hand) || []) dests.add(m.to);
-    if (st.pending) { dests.clear(); dests.add(st.pending[0].to); }
+    if (sel && sel.hand && !plan) for (const m of L.drops.get(sel.hand) || []) dests.add(m.to);
+    if (pending) { dests.clear(); dests.add(pending[0].to); }
     const inCheck = new Set();
     for (const p of st.game.players) {
-      if (!p.in_check) continue;
+      if (!p.in_check || plan) continue;
       for (const [cell, pc] of st.pos.cells) if (pc.kind === 'K' && pc.owner === p.seat) inCheck.add(cell);
     }
+    // Planning, the board shows the position the plan leaves, its moves as arrows.
     board.update({
-      position: st.pos, view: st.view, mySeat: st.game.your_seat, selected: sel && sel.cell,
-      dests, targets: st.illum.size ? st.illum : targets, lastMoves: lastMoves(), inCheck,
-      names: st.names, interactive: !!st.game.your_turn, compact: narrow.matches,
+      position: plan ? plan.pos() : st.pos, view: st.view, mySeat: st.game.your_seat, selected: sel && sel.cell,
+      dests, targets: st.illum.size ? st.illum : targets, inCheck, names: st.names, compact: narrow.matches,
+      lastMoves: plan ? plan.line : lastMoves(), interactive: !!st.game.your_turn || !!plan, planning: !!plan,
     });
-    board.el.setAttribute('aria-label', `Board, seen from ${SEAT_NAME[st.view]}'s side${st.game.your_turn ? ', your move' : ''}`);
-  }
-
-  /** The board as the plan leaves it: the planned moves as arrows, the selected piece's candidates. */
-  function drawPlanBoard() {
-    const plan = st.plan;
-    const dests = new Set(plan.candidates().map((m) => m.to));
-    if (plan.pending) { dests.clear(); dests.add(plan.pending[0].to); }
-    board.update({
-      position: plan.pos(), view: st.view, mySeat: st.game.your_seat, selected: plan.selected && plan.selected.cell,
-      dests, lastMoves: plan.line.map((m) => ({ from: m.from, to: m.to, seat: m.seat })),
-      names: st.names, interactive: true, compact: narrow.matches, planning: true,
-    });
-    const seat = plan.seat();
-    board.el.setAttribute('aria-label', `Board as your premove plan leaves it, seen from ${SEAT_NAME[st.view]}'s side${seat ? `; ${SEAT_NAME[seat]} to move in the plan` : ''}`);
+    board.el.setAttribute('aria-label', `Board${plan ? ' as your premove plan leaves it' : ''}, seen from ${SEAT_NAME[st.view]}'s side${st.game.your_turn && !plan ? ', your move' : ''}`);
   }
 
   /**
@@ -629,9 +593,9 @@ export async function render(main, { params, app }) {
    * @param {Omit<Options<P, 'POST'>, 'params'> & {params?: Record<string, string>}} [opts]
    */
   const post = async (path, opts) => {
-    const o = /** @type {{params?: Record<string, string>}} */ (opts || {});
-    // One place where the path is generic: the callers' options are checked above.
-    const g = /** @type {any} */ (await api(/** @type {any} */ ('POST'), path, /** @type {any} */ ({ ...o, params: { ...o.params, id } })));
+    // The path is generic here: the callers' options are checked above.
+    const o = /** @type {any} */ (opts || {});
+    const g = /** @type {any} */ (await api(/** @type {any} */ ('POST'), path, { ...o, params: { ...o.params, id } }));
     if (g && g.players) setGame(g, null); else await loadGame();
     return g;
   };
@@ -861,7 +825,7 @@ export async function render(main, { params, app }) {
       if (!st.plan) startPlan();
       draw();
       boardWrap.scrollIntoView({ block: 'start' });
-      board.focusCell(st.game.your_seat ? (CELLS.find((c) => (st.pos.cells.get(c) || {}).owner === st.plan.seat()) || '7g') : '7g');
+      board.focusCell('7g');
     });
     clear(premovesBox, h('h2', { id: 'pre-h' }, 'Premoves'), preList,
       actions(planIt),
@@ -881,33 +845,18 @@ export async function render(main, { params, app }) {
     st.premoves = p;
     clear(preList, p.lines.length
       ? h('div', {}, h('p', { class: 'small' }, `Your planned lines${p.from_ply ? `, from move ${p.from_ply}` : ''}:`),
-        h('ol', { class: 'premove-lines small' }, p.lines.map((l, i) => {
-          const remove = h('button', { type: 'button', class: 'small', 'aria-label': `Remove premove line ${i + 1}` }, 'Remove');
-          remove.addEventListener('click', () => busy(remove, async () => {
+        h('ol', { class: 'plan-line premove-lines small' }, p.lines.map((l, i) => {
+          const remove = btn('Remove', () => busy(remove, async () => {
             try {
               const rest = p.lines.filter((_, k) => k !== i);
               showPremoves(rest.length
                 ? await api('PUT', '/games/{id}/premoves', { params: { id }, body: { lines: rest } })
                 : (await api('DELETE', '/games/{id}/premoves', { params: { id } }), { lines: [] }));
             } catch (e) { toast(e.detail, 'error'); }
-          }));
-          return h('li', {}, h('span', {}, lineWords(l)), ' ', remove);
+          }), { class: 'small', 'aria-label': `Remove premove line ${i + 1}` });
+          return h('li', {}, h('span', {}, l.join(' → ')), ' ', remove);
         })))
       : h('p', { class: 'small muted' }, 'No premoves.'));
-  }
-
-  /** A saved line in words where it can be followed from the position now, else as written. */
-  function lineWords(line) {
-    let pos = st.pos;
-    const words = [];
-    const living_ = living();
-    for (const text of line) {
-      const mv = pos && pos.toMove && candidateOf(pos, text, { stuckPiece: st.game.options.stuck_piece });
-      const who = pos && pos.toMove ? `${nameOf(pos.toMove)}: ` : '';
-      words.push(mv ? `${who}${describeMove(text, pos)} (${text})` : text);
-      pos = mv ? applyMove(pos, mv, living_) : null;
-    }
-    return words.join(' → ');
   }
 
   function drawChat() {
