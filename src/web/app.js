@@ -3,8 +3,9 @@
 
 import { api, logOut, onSession, session } from './api.js';
 import { follow } from './sse.js';
-import { append, clear, h, setTimeZone, toast } from './ui.js';
+import { append, btn, clear, h, setTimeZone, toast } from './ui.js';
 
+/** @type {[RegExp, string][]} */
 const ROUTES = [
   [/^\/$/, 'home'],
   [/^\/login$/, 'login'],
@@ -60,11 +61,8 @@ function renderNav() {
   const nav = document.getElementById('nav');
   const s = session();
   if (s) {
-    const out = h('button', { type: 'button', class: 'link' }, 'Log out');
-    out.addEventListener('click', async () => {
-      await logOut();
-      app.navigate('/login');
-    });
+    // The session's end draws the page once (onSession below): the login page.
+    const out = btn('Log out', () => { history.pushState(null, '', '/login'); logOut(); }, { class: 'link' });
     clear(nav,
       h('a', { href: '/' }, 'My games'),
       h('a', { href: '/new' }, 'New game'),
@@ -107,7 +105,7 @@ async function route() {
   try {
     result = await mod.render(main, { params, query, app });
   } catch (e) {
-    if (gen === generation) append(main, h('p', { class: 'form-error' }, e.detail || 'Something went wrong on this page. Reload to try again.'));
+    if (gen === generation) append(main, [h('p', { class: 'form-error' }, e.detail || 'Something went wrong on this page. Reload to try again.')]);
     return;
   }
   if (gen !== generation) { if (typeof result === 'function') result(); return; }
@@ -118,7 +116,7 @@ async function route() {
 
 document.addEventListener('click', (e) => {
   if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-  const a = e.target.closest('a[href]');
+  const a = e.target instanceof Element ? /** @type {HTMLAnchorElement | null} */ (e.target.closest('a[href]')) : null;
   if (!a || a.target || a.hasAttribute('download')) return;
   const url = new URL(a.href, location.href);
   if (url.origin !== location.origin) return;

@@ -4,34 +4,43 @@
 
 import { CELLS, SEAT_NAME, cellXY, forwardAngle, pieceWords, territoryOf } from './position.js';
 import { s } from './ui.js';
+/** @import { BoardState } from 'sannin-web' */
 
 const U = 40; // one cell's width in SVG units
 const R = U / Math.sqrt(3);
 const HEX = [-90, -30, 30, 90, 150, 210]
   .map((a) => [R * Math.cos(a * Math.PI / 180), R * Math.sin(a * Math.PI / 180)]);
+/** @param {number} x @param {number} y */
 const hexPoints = (x, y) => HEX.map(([dx, dy]) => `${(x + dx).toFixed(1)},${(y + dy).toFixed(1)}`).join(' ');
 const PIECE = [[0, -0.43], [0.29, -0.29], [0.35, 0.37], [-0.35, 0.37], [-0.29, -0.29]]
   .map(([x, y]) => `${(x * U).toFixed(1)},${(y * U).toFixed(1)}`).join(' ');
-const LETTER = { K: 'K', R: 'R', B: 'B', G: 'G', S: 'S', N: 'N', L: 'L', P: 'P' };
+// The picture's bounds: with the frame, or tight around the cells (phones).
+const VIEW_FRAMED = `${-6.8 * U} ${-5.9 * U} ${13.6 * U} ${11.8 * U}`;
+const VIEW_TIGHT = `${-6.55 * U} ${-5.8 * U} ${13.1 * U} ${11.6 * U}`;
 
 /**
  * `onCell(name)` is called when a cell is clicked or chosen with Enter/Space.
  * Call `update(state)` with {position, view, mySeat, selected, dests, targets,
- * lastMoves: [{from, to, seat}], inCheck: Set of cells, names, interactive}.
+ * lastMoves: [{from, to, seat}], inCheck: Set of cells, names, interactive,
+ * compact: no frame, the cells to the edges}.
+ * @param {{onCell: (name: string) => void, label?: string}} opts
  */
 export function createBoard({ onCell, label = 'Board' }) {
   const svg = s('svg', {
-    class: 'board', viewBox: `${-6.8 * U} ${-5.9 * U} ${13.6 * U} ${11.8 * U}`, role: 'group',
+    class: 'board', viewBox: VIEW_FRAMED, role: 'group',
     'aria-label': label, 'aria-roledescription': 'board',
   });
   const frame = s('polygon', { class: 'frame' });
   const cellLayer = s('g', { class: 'cells' });
   const arrowLayer = s('g', { class: 'arrows', 'aria-hidden': 'true' });
   svg.append(frame, cellLayer, arrowLayer);
+  /** @type {string | null} */
   let view = null;
+  /** @type {Map<string, {g: SVGGElement, content: SVGGElement, x: number, y: number}>} */
   let cells = new Map();
   let focusName = '7g';
 
+  /** @param {string} v */
   function build(v) {
     view = v;
     cells = new Map();
@@ -57,22 +66,25 @@ export function createBoard({ onCell, label = 'Board' }) {
     }
   }
 
+  /** @param {Event} e */
+  const cellOf = (e) => /** @type {SVGElement | null} */ (e.target instanceof Element ? e.target.closest('[data-cell]') : null);
   svg.addEventListener('click', (e) => {
-    const g = e.target.closest('[data-cell]');
-    if (!g) return;
+    const g = cellOf(e);
+    if (!g || !g.dataset.cell) return;
     moveFocus(g.dataset.cell, false);
     onCell(g.dataset.cell);
   });
   svg.addEventListener('keydown', (e) => {
-    const g = e.target.closest('[data-cell]');
-    if (!g) return;
+    const g = cellOf(e);
+    if (!g || !g.dataset.cell) return;
     const name = g.dataset.cell;
     if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
       onCell(name);
       return;
     }
-    const dir = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[e.key];
+    /** @type {[number, number] | undefined} */
+    const dir = /** @type {Record<string, [number, number]>} */ ({ ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] })[e.key];
     if (dir) {
       e.preventDefault();
       const next = neighbour(name, dir);
@@ -80,13 +92,17 @@ export function createBoard({ onCell, label = 'Board' }) {
     } else if (e.key === 'Home' || e.key === 'End') {
       e.preventDefault();
       const order = [...cells.values()].sort((a, b) => a.y - b.y || a.x - b.x);
-      moveFocus((e.key === 'Home' ? order[0] : order[order.length - 1]).g.dataset.cell, true);
+      moveFocus((e.key === 'Home' ? order[0] : order[order.length - 1]).g.dataset.cell || '7g', true);
     }
   });
 
-  /** The nearest cell on screen in a direction (within 60° of it). */
+  /**
+   * The nearest cell on screen in a direction (within 60° of it).
+   * @param {string} name @param {[number, number]} dir
+   */
   function neighbour(name, [dx, dy]) {
     const here = cells.get(name);
+    if (!here) return null;
     let best = null;
     let bestD = Infinity;
     for (const [n, c] of cells) {
@@ -102,20 +118,26 @@ export function createBoard({ onCell, label = 'Board' }) {
     return best;
   }
 
+  /** @param {string} name @param {boolean} focus */
   function moveFocus(name, focus) {
-    const old = cells.get(focusName);
-    if (old) old.g.setAttribute('tabindex', -1);
-    focusName = name;
     const c = cells.get(name);
-    c.g.setAttribute('tabindex', 0);
+    if (!c) return;
+    const old = cells.get(focusName);
+    if (old) old.g.setAttribute('tabindex', '-1');
+    focusName = name;
+    c.g.setAttribute('tabindex', '0');
     if (focus) c.g.focus();
   }
 
+  /** @param {BoardState} st */
   function update(st) {
     if (st.view !== view) build(st.view);
     const { position, selected, dests = new Set(), targets = new Set(), lastMoves = [], inCheck = new Set() } = st;
     svg.classList.toggle('names', !!st.names);
     svg.classList.toggle('interactive', !!st.interactive);
+    svg.classList.toggle('compact', !!st.compact);
+    svg.classList.toggle('planning', !!st.planning);
+    svg.setAttribute('viewBox', st.compact ? VIEW_TIGHT : VIEW_FRAMED);
     const from = new Map(); const to = new Map();
     for (const m of lastMoves) {
       if (m.from) from.set(m.from, m.seat);
@@ -143,18 +165,18 @@ export function createBoard({ onCell, label = 'Board' }) {
       if (name === selected) bits.push('selected');
       if (dests.has(name)) bits.push(p ? 'you can capture here' : 'you can move here');
       if (targets.has(name)) bits.push('can be captured by illumination');
-      if (to.has(name)) bits.push(`last moved here by ${SEAT_NAME[to.get(name)]}`);
+      if (to.has(name)) bits.push(`${st.planning ? 'moved here in your plan' : 'last moved here'} by ${SEAT_NAME[to.get(name) || ''] || ''}`);
       if (inCheck.has(name)) bits.push('in check');
       g.setAttribute('aria-label', bits.join(', '));
       g.setAttribute('aria-pressed', name === selected ? 'true' : 'false');
       const content = c.content;
       content.replaceChildren();
       if (p) {
-        const turn = forwardAngle(p.owner, view) + 90;
+        const turn = forwardAngle(p.owner, st.view) + 90;
         content.append(
           s('polygon', { class: `piece owner-${p.owner}`, points: PIECE, transform: `rotate(${turn.toFixed(0)})` }),
           s('text', { class: ['glyph', p.promoted && 'promoted'], y: 0.13 * U, 'text-anchor': 'middle' },
-            (p.promoted ? '+' : '') + LETTER[p.kind]),
+            (p.promoted ? '+' : '') + p.kind),
         );
       } else {
         content.append(s('text', { class: 'cellname', y: 0.1 * U, 'text-anchor': 'middle' }, name));
@@ -180,5 +202,7 @@ export function createBoard({ onCell, label = 'Board' }) {
     }
   }
 
-  return { el: svg, update, focusCell: (n) => moveFocus(n, true) };
+  /** @param {string} n */
+  const focusCell = (n) => moveFocus(n, true);
+  return { el: svg, update, focusCell };
 }

@@ -8,15 +8,20 @@ import { refresh, session, streamToken } from './api.js';
  * Follow `url` until `close()`. `onEvent({id, event, data})` gets each
  * message with its data parsed as JSON; `onState('live'|'waiting'|'ended')`
  * reports the connection. With `auth`, the session's token is sent.
+ * @template D @param {string} url @param {import('sannin-web').FollowHandlers<D>} handlers
  */
 export function follow(url, { auth = false, onEvent, onState = () => {}, onReset = () => {} }) {
+  /** @type {string | null} */
   let lastId = null;
   let retry = 3000;
   let failures = 0;
   let stopped = false;
+  /** @type {AbortController | null} */
   let controller = null;
-  let timer = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
 
+  /** @param {number} ms */
   const again = (ms) => {
     if (stopped) return;
     onState('waiting');
@@ -26,6 +31,7 @@ export function follow(url, { auth = false, onEvent, onState = () => {}, onReset
   async function run() {
     if (stopped) return;
     controller = new AbortController();
+    /** @type {Record<string, string>} */
     const headers = { Accept: 'text/event-stream' };
     if (lastId) headers['Last-Event-ID'] = lastId;
     if (auth) {
@@ -62,6 +68,7 @@ export function follow(url, { auth = false, onEvent, onState = () => {}, onReset
     onState('live');
     const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
     let buf = '';
+    /** @type {{data: string[], event?: string, id?: string}} */
     let msg = { data: [] };
     try {
       for (;;) {
@@ -93,7 +100,9 @@ export function follow(url, { auth = false, onEvent, onState = () => {}, onReset
     again(failures ? retry : 500);
   }
 
+  /** @param {{data: string[], event?: string, id?: string}} msg */
   function dispatch(msg) {
+    /** @type {any} */
     let data;
     try { data = JSON.parse(msg.data.join('\n')); } catch { return; }
     const event = msg.event || 'message';

@@ -39,6 +39,17 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
 PASSWORD = "pale tangerine hexagon orchard"
 
 
+# Script and style of the whole client, uncompressed (every page's files together),
+# as the server's own test counts them (routes/client.rs).
+BUDGET = 150_000
+
+
+def page_weight():
+    web = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "web")
+    return sum(os.path.getsize(os.path.join(root, f))
+               for root, _, files in os.walk(web) for f in files if f.endswith((".js", ".css")))
+
+
 def skip(reason):
     if CI:
         print(f"browser tests: FAILED (CI=true): {reason}")
@@ -111,6 +122,11 @@ def main():
             print(f"  - {pr}")
         sys.exit(1)
     print(f"API calls in the client: {len(calls)}, all operations of the served document")
+    weight = page_weight()
+    print(f"page weight: {weight} bytes of script and style in src/web (budget: under {BUDGET})")
+    if weight >= BUDGET:
+        print("browser tests: FAILED: the client is over its weight budget")
+        sys.exit(1)
     try:
         from playwright.sync_api import expect, sync_playwright
     except ImportError:
@@ -272,6 +288,47 @@ def main():
             dp.screenshot(path=os.path.join(SHOTS, "home-1280-dark.png"), full_page=True)
             dark.close()
 
+        def phone_board():
+            # At 360 and 390 px the board runs from edge to edge, without its frame;
+            # zoomed in, a cell is a finger wide and the board scrolls sideways.
+            measure = """() => {
+                const c = document.querySelector('[data-cell="7g"] .hex').getBoundingClientRect();
+                const b = document.querySelector('svg.board').getBoundingClientRect();
+                const w = document.querySelector('.board-wrap');
+                return {cell: c.width, left: b.left, width: b.width, page: document.documentElement.scrollWidth,
+                        scroll: w.scrollWidth - w.clientWidth, scrolled: w.scrollLeft};
+            }"""
+            for width in (360, 390):
+                page.set_viewport_size({"width": width, "height": 800})
+                page.wait_for_timeout(200)
+                zoom = page.get_by_role("button", name=re.compile("Zoom in on the board|Show the whole board"))
+                if zoom.get_attribute("aria-pressed") == "true":
+                    zoom.click()
+                m = page.evaluate(measure)
+                assert m["page"] <= width, f"the page is wider than the screen at {width}px: {m}"
+                assert abs(m["left"]) < 1 and abs(m["width"] - width) < 1, f"the board does not fill {width}px: {m}"
+                assert m["cell"] > 0.07 * width, f"cells too small at {width}px: {m}"
+                page.screenshot(path=os.path.join(SHOTS, f"game-{width}.png"))
+                page.get_by_role("button", name="Zoom in on the board").click()
+                expect(page.get_by_role("button", name="Show the whole board")).to_have_attribute("aria-pressed", "true")
+                m = page.evaluate(measure)
+                assert m["cell"] >= 36, f"zoomed cells are {m['cell']:.1f}px at {width}px"
+                assert m["page"] <= width, f"the zoomed board widens the page at {width}px: {m}"
+                assert m["scroll"] > 0 and 0 < m["scrolled"] < m["scroll"], f"the zoomed board is not centred: {m}"
+                page.screenshot(path=os.path.join(SHOTS, f"game-{width}-zoomed.png"))
+                # Zoomed in, cells still answer taps: a piece shows where it may go.
+                if "Your move" in page.locator(".banner").inner_text():
+                    mine = page.locator("[data-cell][aria-label*=', your ']")
+                    for i in range(mine.count()):
+                        mine.nth(i).click()
+                        if page.locator("[data-cell].dest").count():
+                            break
+                    assert page.locator("[data-cell].dest").count(), "no destination shown after a tap"
+                    mine.nth(i).click()  # deselect
+                page.get_by_role("button", name="Show the whole board").click()
+            page.set_viewport_size({"width": 1280, "height": 900})
+            expect(page.locator(".board-tools")).to_be_hidden()
+
         def spectator():
             anon = browser.new_context(viewport={"width": 390, "height": 844})
             sp = anon.new_page()
@@ -416,6 +473,66 @@ def main():
                 expect(page.get_by_role("heading", name="My games")).to_be_visible()
                 page.unroute(f"**/api/v1/games/{gid}**")
 
+        def api_call(method, path, body=None, token=None):
+            req = urllib.request.Request(
+                BASE + "/api/v1" + path, method=method,
+                data=None if body is None else json.dumps(body).encode(),
+                headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})})
+            with urllib.request.urlopen(req, timeout=20) as r:
+                text = r.read()
+            return json.loads(text) if text else None
+
+        def plan_premoves():
+            # Two more players, driven through the API, so that the turn stays
+            # away from the page while it plans: me First, them Middle and Last.
+            others = []
+            for seat in ("middle", "last"):
+                name = f"{seat[:3]}{secrets.token_hex(4)}"
+                api_call("POST", "/accounts", {"username": name, "email": f"{name}@example.com", "password": PASSWORD})
+                others.append((name, api_call("POST", "/auth/token", {"username": name, "password": PASSWORD})["access_token"]))
+            token = page.evaluate("JSON.parse(localStorage.getItem('sannin.session')).access")
+            g = api_call("POST", "/games", {"seat": "first", "invite": [n for n, _ in others]}, token)
+            gid = g["id"]
+            for _, t in others:
+                api_call("POST", f"/games/{gid}/join", None, t)
+            page.goto(f"{BASE}/games/{gid}")
+            expect(page.locator(".banner")).to_contain_text("Your move")
+            page.locator("[data-cell='3d']").click()
+            page.locator("[data-cell='4d']").click()
+            page.get_by_role("button", name="Move", exact=True).click()
+            expect(page.locator(".banner")).to_contain_text("you may plan replies")
+            # A line by clicking: Middle's pawn, Last's pawn, then mine.
+            for cell in ("7k", "7j", "7c", "7d"):
+                page.locator(f"[data-cell='{cell}']").click()
+            bar = page.locator(".plan-bar")
+            expect(bar).to_contain_text("Next in your plan")
+            expect(bar.get_by_role("button", name="Save premove line")).to_be_disabled()
+            page.locator("[data-cell='3c']").click()
+            expect(page.locator("[data-cell='4c'].dest")).to_have_count(1)
+            page.locator("[data-cell='4c']").click()
+            expect(bar.locator(".plan-line li")).to_have_count(3)
+            page.screenshot(path=os.path.join(SHOTS, "premove-plan-1280.png"), full_page=True)
+            bar.get_by_role("button", name="Save premove line").click()
+            lines = page.locator(".premove-lines li")
+            expect(lines).to_have_count(1)
+            expect(lines.first).to_contain_text("7k7j → 7c7d → 3c4c")
+            # A second line that answers the same moves otherwise: the server refuses
+            # it, and the page says which move and why, next to the line.
+            for cell in ("7k", "7j", "7c", "7d", "3b", "4b"):
+                page.locator(f"[data-cell='{cell}']").click()
+            bar.get_by_role("button", name="Save premove line").click()
+            expect(bar.locator(".plan-refusal")).to_contain_text("Move 3 of this line, 3b4b, is refused")
+            checks.console[:] = [c for c in checks.console if "422" not in c]
+            page.screenshot(path=os.path.join(SHOTS, "premove-refused-1280.png"), full_page=True)
+            bar.get_by_role("button", name="Cancel plan").click()
+            expect(bar).to_be_hidden()
+            # The game follows the line: my reply is played for me, and the page hears it.
+            api_call("POST", f"/games/{gid}/moves", {"move": "7k7j", "ply": 2}, others[0][1])
+            api_call("POST", f"/games/{gid}/moves", {"move": "7c7d", "ply": 3}, others[1][1])
+            expect(page.locator(".move-list li")).to_have_count(4)
+            expect(page.locator(".move-list li").last).to_contain_text("planned ahead")
+            expect(page.locator(".move-list li").last).to_contain_text("3c4c")
+
         def home_lists_game():
             page.get_by_role("link", name="My games").click()
             expect(page.get_by_role("heading", name="My games")).to_be_visible()
@@ -458,11 +575,13 @@ def main():
             ("the board as text", hands_and_text),
             ("chat to the table", chat),
             ("screenshots, light and dark", screenshots),
+            ("the board at phone width, fitted and zoomed", phone_board),
             ("watch the game without logging in", spectator),
             ("offer a draw", offer_draw),
             ("resign with confirmation", resign),
             ("promotion choice and a drop from the hand", promotion_and_drop),
             ("illumination: capture without moving (stubbed game)", illumination_stubbed),
+            ("plan premoves on the board; a refusal in words", plan_premoves),
             ("home lists the game", home_lists_game),
             ("tokens refresh; log out and in", stays_logged_in_and_logs_out),
         ]

@@ -1,29 +1,39 @@
 // The game page: the board from my seat, the players, the moves, and every
 // action a player has. All state lives in `st`; `draw()` renders from it.
 
-import { api } from '../api.js';
+import { api, apiFull } from '../api.js';
 import { createBoard } from '../board.js';
 import { deadlineWords, myPlayer, namer, playerName, statusWords } from '../games.js';
 import {
-  CELLS, HAND_ORDER, PIECE_NAME, SEAT_LETTER, SEAT_NAME, SEATS, describeEffect, describeMove,
+  CELLS, HAND_ORDER, asSeat, PIECE_NAME, SEAT_NAME, SEATS, describeEffect, describeMove,
   eliminationWords, parseMove, parsePosition, pieceWords,
 } from '../position.js';
+import { createPlan } from '../plan.js';
 import { follow } from '../sse.js';
 import {
-  busy, clear, duration, field, formError, h, showErrors, shortWhen, timeControlWords, toast, when,
+  actions, btn, busy, clear, duration, field, formError, h, showErrors, shortWhen, timeControlWords, toast, when,
 } from '../ui.js';
+/** @import { ApiPath, Options, Schemas, SendBody } from 'sannin-api' */
+/** @import { GamePage } from 'sannin-web' */
 
 const START = 'Ll1Pl1Pf1Lf/SlBlPl2PfRfSf/Gl1Pl3Pf1Gf/Kl1Pl4Pf1Kf/Gl1Nl5Nf1Gf/Sl1Pl6Pf1Sf/LlRlPl7PfBfLf/1Pl8Pf1/Pl9Pf/10/PmPmPmPmNmPmPmPmPm/1Bm4Rm1/LmSmGmKmGmSmLm f - - fml 1';
 const PREF_NAMES = 'sannin.cellNames';
+const PREF_ZOOM = 'sannin.boardZoom';
+// Phones: the board without its frame, from edge to edge of the screen.
+const NARROW = '(max-width: 520px)';
+// Where a cell is still under 36 px: zoom in to 38 px, scrolling sideways.
+const ZOOMABLE = '(max-width: 480px)';
 
 export async function render(main, { params, app }) {
   const id = params[0].toLowerCase();
+  /** @type {GamePage} */
   const st = {
     game: null, etag: null, pos: null, actions: [], profiles: {}, chat: [], chatMuted: false,
     selected: null, pending: null, illum: new Set(), view: null, names: localStorage.getItem(PREF_NAMES) !== '0',
-    live: 'waiting', recent: [],
+    // Zoomed in by default on touch screens.
+    zoom: localStorage.getItem(PREF_ZOOM) ? localStorage.getItem(PREF_ZOOM) === '1' : matchMedia('(pointer: coarse)').matches,
+    live: 'waiting', recent: [], plan: null, premoves: null,
   };
-  const myName = () => (app.me ? app.me.username : null);
 
   // ---------- layout ----------
   const title = h('h1', {}, 'Game');
@@ -32,9 +42,13 @@ export async function render(main, { params, app }) {
   const liveTag = h('span', { class: 'live', 'aria-live': 'off' });
   const board = createBoard({ onCell, label: 'Board' });
   const boardWrap = h('div', { class: 'board-wrap' }, board.el);
+  const zoomButton = h('button', { type: 'button', class: 'small zoom-toggle' });
+  const narrow = matchMedia(NARROW);
+  const zoomable = matchMedia(ZOOMABLE);
   const myHand = h('div', { class: 'hand-bar', 'aria-label': 'Your hand' });
   const moveBar = h('div', { class: 'move-bar pending-move', hidden: true });
   const illumBar = h('div', { class: 'move-bar illumination', hidden: true });
+  const planBar = h('section', { class: 'move-bar plan-bar', hidden: true, 'aria-labelledby': 'plan-h' });
   const namesBox = h('input', { type: 'checkbox', checked: st.names });
   const viewSel = h('select', {}, SEATS.map((s) => h('option', { value: s }, `${SEAT_NAME[s]}'s side`)));
   const textBoard = h('div', { class: 'text-board' });
@@ -53,13 +67,29 @@ export async function render(main, { params, app }) {
     drawBoard();
   });
   viewSel.addEventListener('change', () => { st.view = viewSel.value; drawBoard(); });
+  zoomButton.addEventListener('click', () => {
+    st.zoom = !st.zoom;
+    localStorage.setItem(PREF_ZOOM, st.zoom ? '1' : '0');
+    applyZoom();
+  });
+  /** Zoom the board in (showing its middle) or out. */
+  function applyZoom() {
+    const on = st.zoom && zoomable.matches;
+    boardWrap.classList.toggle('zoomed', on);
+    zoomButton.textContent = st.zoom ? 'Show the whole board' : 'Zoom in on the board';
+    zoomButton.setAttribute('aria-pressed', String(st.zoom));
+    if (on) boardWrap.scrollLeft = (boardWrap.scrollWidth - boardWrap.clientWidth) / 2;
+  }
+  const onNarrow = () => { applyZoom(); drawBoard(); };
+  narrow.addEventListener('change', onNarrow);
+  zoomable.addEventListener('change', onNarrow);
 
   main.classList.add('wide');
   main.append(
     h('div', { class: 'game-head' }, h('div', {}, title, sub), liveTag),
     h('div', { class: 'game-layout' },
       h('div', { class: 'board-col' },
-        banner, boardWrap, myHand, moveBar, illumBar,
+        banner, h('div', { class: 'board-tools' }, zoomButton), boardWrap, myHand, moveBar, illumBar, planBar,
         h('div', { class: 'board-options' },
           field('Show cell names', namesBox),
           field('See the board from', viewSel)),
@@ -80,7 +110,7 @@ export async function render(main, { params, app }) {
   // ---------- loading ----------
   async function loadGame() {
     try {
-      const r = await api('GET', `/games/${id}`, { full: true, etag: st.etag });
+      const r = await apiFull('GET', '/games/{id}', { params: { id }, etag: st.etag });
       if (r.status === 304) return false;
       setGame(r.body, r.etag);
       return true;
@@ -93,6 +123,7 @@ export async function render(main, { params, app }) {
     }
   }
 
+  /** @param {Schemas['GameView']} g @param {string | null} etag */
   function setGame(g, etag) {
     const before = st.game;
     st.game = g;
@@ -102,6 +133,7 @@ export async function render(main, { params, app }) {
     if (!before || before.ply !== g.ply || before.your_turn !== g.your_turn) {
       st.selected = null; st.pending = null; st.illum = new Set();
     }
+    if (st.plan && before && before.ply !== g.ply) followPlan();
     for (const p of g.players) if (p.username && !(p.username in st.profiles)) loadProfile(p.username);
     draw();
     if (!before || before.actions !== g.actions) loadMoves();
@@ -110,12 +142,12 @@ export async function render(main, { params, app }) {
 
   async function loadProfile(name) {
     st.profiles[name] = null;
-    try { st.profiles[name] = await api('GET', `/users/${encodeURIComponent(name)}`, { anonymous: true }); drawPlayers(); } catch { /* shown without */ }
+    try { st.profiles[name] = await api('GET', '/users/{username}', { params: { username: name }, anonymous: true }); drawPlayers(); } catch { /* shown without */ }
   }
 
   async function loadMoves() {
     try {
-      st.actions = await api('GET', `/games/${id}/moves`, { anonymous: true });
+      st.actions = await api('GET', '/games/{id}/moves', { params: { id }, anonymous: true });
       drawMoves();
       drawBoard();
     } catch (e) { /* the next change loads them again */ }
@@ -125,7 +157,7 @@ export async function render(main, { params, app }) {
     if (!seated()) return;
     try {
       const after = st.chat.length ? st.chat[st.chat.length - 1].n : 0;
-      const page = await api('GET', `/games/${id}/chat?after=${after}`);
+      const page = await api('GET', '/games/{id}/chat', { params: { id }, query: { after } });
       st.chat.push(...page.messages);
       st.chatMuted = page.table_muted;
       drawChat();
@@ -156,7 +188,11 @@ export async function render(main, { params, app }) {
   }
 
   function onCell(name) {
-    if (!st.game || !st.game.your_turn) return;
+    if (!st.game) return;
+    // Not my turn: a click on the board starts planning my replies.
+    if (!st.plan && !st.game.your_turn && playing()) startPlan();
+    if (st.plan) { planCell(name); return; }
+    if (!st.game.your_turn) return;
     const L = legal();
     const sel = st.selected;
     if (sel && sel.cell && st.pending === null) {
@@ -193,20 +229,125 @@ export async function render(main, { params, app }) {
   function choose(cands) {
     st.pending = cands;
     draw();
-    const b = moveBar.querySelector('button.primary');
+    const b = /** @type {HTMLButtonElement | null} */ (moveBar.querySelector('button.primary'));
     if (b) b.focus();
   }
 
+  // ---------- planning premoves on the board ----------
+  const newPlan = () => createPlan({ base: st.pos, living: living(), stuckPiece: st.game.options.stuck_piece });
+
+  function startPlan() {
+    st.selected = null; st.pending = null; st.illum = new Set();
+    st.plan = newPlan();
+  }
+
+  function stopPlan() {
+    st.plan = null;
+    draw();
+  }
+
+  /** The game moved on: the plan starts again from the position now. */
+  function followPlan() {
+    if (st.plan.line.length) toast('The game moved on: your plan starts again from the position now.', 'info', 'plan');
+    st.plan = newPlan();
+  }
+
+  /** @param {string} cell */
+  function planCell(cell) {
+    const plan = st.plan;
+    const seat = plan.seat();
+    const what = plan.tap(cell);
+    if (what === 'not-theirs' && seat) toast(`In your plan it is ${nameOf(seat)}'s move (${SEAT_NAME[seat]}): choose one of their pieces.`, 'info', 'plan');
+    if (what === 'no-move') toast(`That piece has nowhere to go in your plan.`, 'info', 'plan');
+    draw();
+    if (what === 'choose') {
+      const b = /** @type {HTMLButtonElement | null} */ (planBar.querySelector('.plan-choice button'));
+      if (b) b.focus();
+    }
+  }
+
+  /**
+   * The server's refusal of a line in words: which move, whose, and why.
+   * @param {{field?: string | null, message: string, code?: string}} fe @param {string[]} line
+   */
+  function refusalWords(fe, line) {
+    const m = /\[(\d+)\](?:\[(\d+)\])?$/.exec(fe.field || '');
+    // The server counts lines and moves from 0; the page, from 1.
+    const why = fe.message.replace(/^line \d+(, move \d+ \([^)]*\)( by \w+)?)?: /, '')
+      .replace(/\bline (\d+)/g, (_, n) => `line ${Number(n) + 1}`);
+    if (!m || m[2] === undefined) return `This line is refused: ${why}.`;
+    const j = Number(m[2]);
+    return `Move ${j + 1} of this line, ${line[j] || ''}, is refused: ${why}.`;
+  }
+
+  /** Save the plan as one more line, with the lines already saved. */
+  async function savePlan(button) {
+    const plan = st.plan;
+    const mine = (st.premoves && st.premoves.from_ply === st.game.ply) ? st.premoves.lines : [];
+    const lines = [...mine, plan.texts()];
+    await busy(button, async () => {
+      try {
+        const p = await api('PUT', '/games/{id}/premoves', { params: { id }, body: { lines } });
+        st.plan = null;
+        showPremoves(p);
+        toast('Premove line saved.');
+        draw();
+      } catch (err) {
+        if (err.status === 422 && err.errors && err.errors.length) {
+          const ours = err.errors.filter((fe) => (fe.field || '').startsWith(`lines[${lines.length - 1}]`));
+          plan.refusal = (ours.length ? ours : err.errors).map((fe) => refusalWords(fe, plan.texts())).join(' ');
+          drawPlanBar();
+          const alert = planBar.querySelector('.plan-refusal');
+          if (alert) /** @type {HTMLElement} */ (alert).focus();
+        } else toast(err.detail, 'error');
+      }
+    });
+  }
+
+  function drawPlanBar() {
+    const plan = st.plan;
+    planBar.hidden = !plan;
+    if (!plan) return;
+    const g = st.game;
+    const seat = plan.seat();
+    const name = namer(g);
+    const pieces = seat ? handButtons(seat, true, plan) : [];
+    let choice = null;
+    if (plan.pending) {
+      choice = h('div', { class: 'actions plan-choice' }, plan.pending.map((mv) => btn(mv.promote ? 'Plan it promoting' : 'Plan it without promoting',
+        () => { plan.add(mv); draw(); board.focusCell(mv.to); }, { class: mv.promote && 'primary' })));
+    }
+    const hasMine = plan.line.some((m) => m.seat === g.your_seat);
+    const save = btn('Save premove line', () => savePlan(save), { class: 'primary', disabled: !hasMine });
+    const undo = btn('Undo planned move', () => { plan.undo(); draw(); }, { disabled: !plan.line.length });
+    const cancel = btn('Cancel plan', () => { stopPlan(); board.focusCell('7g'); });
+    clear(planBar,
+      h('h2', { id: 'plan-h', class: 'plan-title' }, 'Planning a premove line'),
+      h('p', { class: 'small' }, 'Play the moves you expect, each player in turn. When the game follows your line up to a move of yours, it is played for you.'),
+      plan.line.length ? h('ol', { class: 'plan-line' }, plan.line.map((m) => h('li', { class: `owner-${m.seat}` },
+        h('span', { class: 'dot', 'aria-hidden': 'true' }), `${name(m.seat)}: ${describeMove(m.text, m.before)}`,
+        h('span', { class: 'muted small notation' }, ` ${m.text}`)))) : null,
+      seat ? h('p', { class: 'plan-next' }, h('strong', {}, `Next in your plan: ${name(seat)} (${SEAT_NAME[seat]}). `),
+        plan.selected ? 'Choose where the piece goes.' : `Choose one of ${seat === g.your_seat ? 'your' : 'their'} pieces${pieces.length ? ', or a piece from the hand' : ''}.`) : null,
+      pieces.length ? h('div', { class: 'hand-bar', 'aria-label': `${SEAT_NAME[seat]}'s hand in your plan` }, h('span', { class: 'hand-label' }, 'In hand:'), pieces) : null,
+      choice,
+      plan.refusal ? h('p', { class: 'field-error plan-refusal', role: 'alert', tabindex: -1 }, plan.refusal) : null,
+      actions(save, undo, cancel));
+  }
+
+  /** @param {string} text @param {HTMLButtonElement} button */
   async function play(text, button) {
-    const offer = moveBar.querySelector('input[name=offer]');
+    const offer = /** @type {HTMLInputElement | null} */ (moveBar.querySelector('input[name=offer]'));
+    /** @type {SendBody<'/games/{id}/moves', 'POST'>} */
     const body = { move: text, ply: st.game.ply };
     if (offer && offer.checked) body.offer_draw = true;
     await busy(button, async () => {
       try {
-        const g = await api('POST', `/games/${id}/moves`, { body, idempotent: true });
+        const g = await api('POST', '/games/{id}/moves', { params: { id }, body, idempotent: true });
         st.selected = null; st.pending = null;
         setGame(g, null);
-        board.focusCell(parseMove(text).to || parseMove(text).from);
+        const mv = parseMove(text);
+        if (mv) board.focusCell(mv.kind === 'illuminate' ? mv.from : mv.to);
       } catch (e) {
         if (e.status === 409) {
           toast('The game moved on meanwhile; here it is as it stands now.', 'error');
@@ -231,6 +372,7 @@ export async function render(main, { params, app }) {
     drawBoard();
     drawHand();
     drawMoveBar();
+    drawPlanBar();
     drawPlayers();
     drawActions();
     drawTextBoard();
@@ -245,7 +387,7 @@ export async function render(main, { params, app }) {
       if (g.your_turn) text = 'Your move. Choose one of your pieces (or a piece in your hand), then one of the highlighted cells.';
       else if (!g.your_seat) text = `You are watching. ${name(g.to_move)} (${SEAT_NAME[g.to_move]}) is to move.`;
       else if (me() && me().state !== 'playing') text = `You are out of this game. ${name(g.to_move)} is to move.`;
-      else text = `Waiting for ${name(g.to_move)} (${SEAT_NAME[g.to_move]}) to move.`;
+      else text = `Waiting for ${name(g.to_move)} (${SEAT_NAME[g.to_move]}) to move. Meanwhile you may plan replies: choose a piece on the board to start a premove line.`;
       const dl = deadlineWords(g);
       if (dl) text += ` ${dl}.`;
     } else text = `${statusWords(g)}.`;
@@ -275,45 +417,52 @@ export async function render(main, { params, app }) {
 
   function drawBoard() {
     if (!st.game) return;
+    const plan = st.plan;
     const L = legal();
-    const dests = new Set(); const targets = new Set();
-    const sel = st.selected;
-    if (sel && sel.cell) {
+    const dests = new Set(plan ? plan.candidates().map((m) => m.to) : []); const targets = new Set();
+    const sel = plan ? plan.selected : st.selected;
+    const pending = plan ? plan.pending : st.pending;
+    if (sel && sel.cell && !plan) {
       for (const m of L.byFrom.get(sel.cell) || []) dests.add(m.to);
       for (const m of L.illum.get(sel.cell) || []) m.targets.forEach((t) => targets.add(t));
     }
-    if (sel && sel.hand) for (const m of L.drops.get(sel.hand) || []) dests.add(m.to);
-    if (st.pending) { dests.clear(); dests.add(st.pending[0].to); }
+    if (sel && sel.hand && !plan) for (const m of L.drops.get(sel.hand) || []) dests.add(m.to);
+    if (pending) { dests.clear(); dests.add(pending[0].to); }
     const inCheck = new Set();
     for (const p of st.game.players) {
-      if (!p.in_check) continue;
+      if (!p.in_check || plan) continue;
       for (const [cell, pc] of st.pos.cells) if (pc.kind === 'K' && pc.owner === p.seat) inCheck.add(cell);
     }
+    // Planning, the board shows the position the plan leaves, its moves as arrows.
     board.update({
-      position: st.pos, view: st.view, mySeat: st.game.your_seat, selected: sel && sel.cell,
-      dests, targets: st.illum.size ? st.illum : targets, lastMoves: lastMoves(), inCheck,
-      names: st.names, interactive: !!st.game.your_turn,
+      position: plan ? plan.pos() : st.pos, view: st.view, mySeat: st.game.your_seat, selected: sel && sel.cell,
+      dests, targets: st.illum.size ? st.illum : targets, inCheck, names: st.names, compact: narrow.matches,
+      lastMoves: plan ? plan.line : lastMoves(), interactive: !!st.game.your_turn || !!plan, planning: !!plan,
     });
-    board.el.setAttribute('aria-label', `Board, seen from ${SEAT_NAME[st.view]}'s side${st.game.your_turn ? ', your move' : ''}`);
+    board.el.setAttribute('aria-label', `Board${plan ? ' as your premove plan leaves it' : ''}, seen from ${SEAT_NAME[st.view]}'s side${st.game.your_turn && !plan ? ', your move' : ''}`);
   }
 
-  function handButtons(seat, interactive) {
-    const hand = st.pos.hands[seat] || {};
-    const L = interactive ? legal() : null;
+  /**
+   * A hand's pieces: buttons to drop them when `interactive` (in a plan, `plan`'s), else plain.
+   * @param {string} seat @param {boolean} interactive @param {ReturnType<typeof createPlan>} [plan]
+   */
+  function handButtons(seat, interactive, plan) {
+    const hand = (plan ? plan.pos() : st.pos).hands[seat] || {};
+    const L = interactive && !plan ? legal() : null;
+    const sel = plan ? plan.selected : st.selected;
     return HAND_ORDER.filter((k) => hand[k]).map((k) => {
       const label = `${PIECE_NAME[k]}${hand[k] > 1 ? ` ×${hand[k]}` : ''}`;
       if (!interactive) {
         return h('span', { class: `hand-piece owner-${seat}`, 'data-hand': k, 'data-owner': seat, title: label },
           k, hand[k] > 1 ? h('sub', {}, hand[k]) : null);
       }
-      const can = L.drops.has(k);
+      const on = !!sel && sel.hand === k;
       const b = h('button', {
-        type: 'button', class: ['hand-piece', `owner-${seat}`, st.selected && st.selected.hand === k && 'selected'],
-        'data-hand': k, 'data-owner': seat, disabled: !can,
-        'aria-pressed': st.selected && st.selected.hand === k ? 'true' : 'false',
-        'aria-label': `${k}: drop a ${PIECE_NAME[k]} (you have ${hand[k]})`,
+        type: 'button', class: ['hand-piece', `owner-${seat}`, on && 'selected'],
+        'data-hand': k, 'data-owner': seat, disabled: !plan && !L.drops.has(k), 'aria-pressed': String(on),
+        'aria-label': `${k}: drop a ${PIECE_NAME[k]} (${plan ? SEAT_NAME[seat] : 'you'} ${plan ? 'has' : 'have'} ${hand[k]})`,
       }, k, hand[k] > 1 ? h('sub', {}, hand[k]) : null);
-      b.addEventListener('click', () => onHand(k));
+      b.addEventListener('click', () => { if (plan) { plan.tapHand(k); draw(); } else onHand(k); });
       return b;
     });
   }
@@ -322,7 +471,7 @@ export async function render(main, { params, app }) {
     const g = st.game;
     if (!g.your_seat) { myHand.hidden = true; return; }
     myHand.hidden = false;
-    const pieces = handButtons(g.your_seat, !!g.your_turn);
+    const pieces = handButtons(g.your_seat, !!g.your_turn && !st.plan);
     clear(myHand, h('span', { class: 'hand-label' }, 'Your hand:'), pieces.length ? pieces : h('span', { class: 'muted' }, 'empty (pieces you capture come here, to be dropped back on the board)'));
   }
 
@@ -337,23 +486,19 @@ export async function render(main, { params, app }) {
       const words = describeMove((plain || promo).text.replace(/\+$/, ''), before);
       const buttons = [];
       if (plain && promo) {
-        const yes = h('button', { type: 'button', class: 'primary' }, 'Move and promote');
-        const no = h('button', { type: 'button' }, 'Move without promoting');
-        yes.addEventListener('click', () => play(promo.text, yes));
-        no.addEventListener('click', () => play(plain.text, no));
+        const yes = btn('Move and promote', () => play(promo.text, yes), { class: 'primary' });
+        const no = btn('Move without promoting', () => play(plain.text, no));
         buttons.push(yes, no);
       } else {
         const only = plain || promo;
-        const b = h('button', { type: 'button', class: 'primary' }, 'Move');
-        b.addEventListener('click', () => play(only.text, b));
+        const b = btn('Move', () => play(only.text, b), { class: 'primary' });
         buttons.push(b);
       }
-      const cancel = h('button', { type: 'button' }, 'Cancel');
-      cancel.addEventListener('click', () => { st.pending = null; draw(); board.focusCell(st.selected && st.selected.cell ? st.selected.cell : '7g'); });
+      const cancel = btn('Cancel', () => { st.pending = null; draw(); board.focusCell(st.selected && st.selected.cell ? st.selected.cell : '7g'); });
       const offer = h('input', { type: 'checkbox', name: 'offer' });
       clear(moveBar,
         h('p', {}, h('strong', {}, 'Your move: '), words, promo && !plain ? ' — it promotes (it must here).' : '', plain && promo ? ' — it may promote.' : ''),
-        h('div', { class: 'actions' }, buttons, cancel),
+        actions(buttons, cancel),
         g.draw_offer ? null : field('Offer a draw with this move', offer));
     }
     const sel = st.selected;
@@ -365,15 +510,14 @@ export async function render(main, { params, app }) {
       const picked = all.filter((c) => st.illum.has(c));
       const text = picked.length ? `${sel.cell}!${picked.join(',')}` : null;
       const ok = text && il.some((m) => m.text === text);
-      const go = h('button', { type: 'button', class: 'primary', disabled: !ok }, 'Capture the ticked pieces');
-      go.addEventListener('click', () => play(text, go));
+      const go = btn('Capture the ticked pieces', () => play(text, go), { class: 'primary', disabled: !ok });
       const boxes = all.map((c) => {
         const box = h('input', { type: 'checkbox', checked: st.illum.has(c) });
         box.addEventListener('change', () => {
           if (box.checked) st.illum.add(c); else st.illum.delete(c);
           drawBoard();
           drawMoveBar();
-          const again = illumBar.querySelectorAll('input[type=checkbox]')[all.indexOf(c)];
+          const again = /** @type {HTMLInputElement | undefined} */ (illumBar.querySelectorAll('input[type=checkbox]')[all.indexOf(c)]);
           if (again) again.focus();
         });
         return field(`${pieceWords(st.pos.cells.get(c))} on ${c}`, box);
@@ -382,7 +526,7 @@ export async function render(main, { params, app }) {
         h('p', {}, 'Instead of moving, your promoted king may capture pieces without moving (illumination): the ringed pieces. Tick the ones to take, then confirm.'),
         boxes,
         picked.length && !ok ? h('p', { class: 'field-error' }, 'This choice is not allowed: it would leave a king in check, or this game requires taking every ringed piece.') : null,
-        h('div', { class: 'actions' }, go));
+        actions(go));
     }
   }
 
@@ -391,7 +535,7 @@ export async function render(main, { params, app }) {
     const c = (g.clocks || []).find((x) => x.seat === p.seat);
     if (!c || p.state !== 'playing') return null;
     if (c.running && c.deadline) {
-      const left = (new Date(c.deadline) - Date.now()) / 1000;
+      const left = (new Date(c.deadline).getTime() - Date.now()) / 1000;
       return `Must move by ${when(c.deadline)} (${left > 0 ? duration(left) : 'no time'} left)`;
     }
     if (g.time_control.kind === 'fischer') return `Time in the bank: ${duration(c.remaining_seconds)}`;
@@ -436,14 +580,22 @@ export async function render(main, { params, app }) {
   }
 
   function button(label, fn, cls) {
-    const b = h('button', { type: 'button', class: cls }, label);
-    b.addEventListener('click', () => busy(b, async () => {
+    const b = btn(label, () => busy(b, async () => {
       try { await fn(); } catch (e) { toast(e.detail, 'error'); }
-    }));
+    }), { class: cls });
     return b;
   }
-  const post = async (path, body) => {
-    const g = await api('POST', `/games/${id}${path}`, body === undefined ? {} : { body });
+  /**
+   * POST one of this game's actions (`{id}` is this game), then show the game
+   * as it stands after it.
+   * @template {ApiPath & `/games/{id}/${string}`} P
+   * @param {P} path
+   * @param {Omit<Options<P, 'POST'>, 'params'> & {params?: Record<string, string>}} [opts]
+   */
+  const post = async (path, opts) => {
+    // The path is generic here: the callers' options are checked above.
+    const o = /** @type {any} */ (opts || {});
+    const g = /** @type {any} */ (await api(/** @type {any} */ ('POST'), path, { ...o, params: { ...o.params, id } }));
     if (g && g.players) setGame(g, null); else await loadGame();
     return g;
   };
@@ -457,16 +609,16 @@ export async function render(main, { params, app }) {
       if (mine && mine.state === 'invited') {
         parts.push(h('p', {}, 'You are invited to this game.'),
           h('div', { class: 'actions' },
-            button('Accept invitation', () => post('/join'), 'primary'),
-            button('Decline invitation', () => post('/decline'))));
+            button('Accept invitation', () => post('/games/{id}/join'), 'primary'),
+            button('Decline invitation', () => post('/games/{id}/decline'))));
       } else if (!mine && app.signedIn() && g.players.some((p) => p.state === 'open')) {
-        parts.push(h('div', { class: 'actions' }, g.players.filter((p) => p.state === 'open').map((p) =>
-          button(`Join as ${SEAT_NAME[p.seat]}`, () => post(`/join?seat=${p.seat}`), 'primary'))));
+        parts.push(actions(g.players.filter((p) => p.state === 'open').map((p) =>
+          button(`Join as ${SEAT_NAME[p.seat]}`, () => post('/games/{id}/join', { query: { seat: asSeat(p.seat) } }), 'primary'))));
       } else if (!app.signedIn()) {
         parts.push(h('p', {}, h('a', { href: `/login?next=/games/${id}` }, 'Log in'), ' to join this game.'));
       }
       if (app.me && g.created_by === app.me.username) {
-        parts.push(h('div', { class: 'actions' }, button('Cancel this game', () => post('/cancel'))));
+        parts.push(actions(button('Cancel this game', () => post('/games/{id}/cancel'))));
       }
       if (g.expires_at) parts.push(h('p', { class: 'small muted' }, `Unfilled seats lapse on ${when(g.expires_at)}.`));
     }
@@ -474,15 +626,15 @@ export async function render(main, { params, app }) {
       // Draw (R36)
       const d = g.draw_offer;
       const drawPart = [];
-      if (!d) drawPart.push(h('div', { class: 'actions' }, button('Offer draw', () => post('/draw/offer'))));
+      if (!d) drawPart.push(actions(button('Offer draw', () => post('/games/{id}/draw/offer'))));
       else {
         const waiting = d.awaiting.map(name).join(' and ');
         if (d.by === g.your_seat) {
           drawPart.push(h('p', {}, `You offered a draw. Waiting for ${waiting}.`),
-            h('div', { class: 'actions' }, button('Withdraw draw offer', () => post('/draw/decline'))));
+            actions(button('Withdraw draw offer', () => post('/games/{id}/draw/decline'))));
         } else if (d.awaiting.includes(g.your_seat)) {
           drawPart.push(h('p', {}, `${name(d.by)} offers a draw.`, d.accepted.length > 1 ? ` Accepted so far: ${d.accepted.map(name).join(', ')}.` : ''),
-            h('div', { class: 'actions' }, button('Accept draw', () => post('/draw/accept'), 'primary'), button('Decline draw', () => post('/draw/decline'))));
+            actions(button('Accept draw', () => post('/games/{id}/draw/accept'), 'primary'), button('Decline draw', () => post('/games/{id}/draw/decline'))));
         } else drawPart.push(h('p', {}, `${name(d.by)} offered a draw; you accepted. Waiting for ${waiting}.`));
       }
       parts.push(h('h3', {}, 'Draw'), drawPart);
@@ -495,15 +647,15 @@ export async function render(main, { params, app }) {
           if (p.to === g.your_seat) {
             rows.push(h('p', {}, `${name(p.from)} proposes an alliance to you.`),
               h('div', { class: 'actions' },
-                button('Accept alliance', () => post(`/alliance/proposals/${p.id}/accept`), 'primary'),
-                button('Decline alliance', () => post(`/alliance/proposals/${p.id}/decline`))));
+                button('Accept alliance', () => post('/games/{id}/alliance/proposals/{pid}/accept', { params: { pid: p.id } }), 'primary'),
+                button('Decline alliance', () => post('/games/{id}/alliance/proposals/{pid}/decline', { params: { pid: p.id } }))));
           } else if (p.from === g.your_seat) {
             rows.push(h('p', {}, `You proposed an alliance to ${name(p.to)}.`),
-              h('div', { class: 'actions' }, button('Withdraw proposal', () => post(`/alliance/proposals/${p.id}/withdraw`))));
+              actions(button('Withdraw proposal', () => post('/games/{id}/alliance/proposals/{pid}/withdraw', { params: { pid: p.id } }))));
           }
         }
         const others = alive.filter((s) => s !== g.your_seat && !props.some((p) => (p.from === g.your_seat && p.to === s) || (p.from === s && p.to === g.your_seat)));
-        if (others.length) rows.push(h('div', { class: 'actions' }, others.map((s) => button(`Propose alliance to ${name(s)}`, () => post('/alliance/proposals', { to: s })))));
+        if (others.length) rows.push(actions(others.map((s) => button(`Propose alliance to ${name(s)}`, () => post('/games/{id}/alliance/proposals', { body: { to: asSeat(s) } })))));
         parts.push(h('h3', {}, 'Alliance'),
           h('p', { class: 'small muted' }, 'Two players may ally against the third: allies may not check each other, and the alliance lasts until the third is out. It promotes the third player\u2019s king.'),
           rows);
@@ -522,28 +674,26 @@ export async function render(main, { params, app }) {
           form.addEventListener('submit', (e) => {
             e.preventDefault();
             busy(give, async () => {
-              try { await post('/time', { to: to.value, hours: Number(hours.value) }); toast(`You gave ${hours.value} hours to ${name(to.value)}.`); } catch (err) { showErrors(form, err); }
+              try { await post('/games/{id}/time', { body: { to: asSeat(to.value), hours: Number(hours.value) } }); toast(`You gave ${hours.value} hours to ${name(to.value)}.`); } catch (err) { showErrors(form, err); }
             });
           });
           parts.push(h('h3', {}, 'Give time'), h('p', { class: 'small muted' }, 'Add time to another player\u2019s clock, once per turn.'), form);
         }
       }
-      parts.push(h('h3', {}, 'Resign'), h('div', { class: 'actions' }, button('Resign', async () => resignDialog.showModal(), 'danger')));
+      parts.push(h('h3', {}, 'Resign'), actions(button('Resign', async () => resignDialog.showModal(), 'danger')));
     }
     clear(actionsBox, parts.length ? h('section', { class: 'panel', 'aria-labelledby': 'act-h' }, h('h2', { id: 'act-h' }, 'Actions'), parts) : null);
   }
 
   // Resign confirmation
   {
-    const yes = h('button', { type: 'button', class: 'danger' }, 'Yes, resign');
-    const no = h('button', { type: 'button', class: 'primary' }, 'Keep playing');
-    yes.addEventListener('click', () => busy(yes, async () => {
-      try { await post('/resign'); resignDialog.close(); toast('You resigned.'); } catch (e) { resignDialog.close(); toast(e.detail, 'error'); }
-    }));
-    no.addEventListener('click', () => resignDialog.close());
+    const yes = btn('Yes, resign', () => busy(yes, async () => {
+      try { await post('/games/{id}/resign'); resignDialog.close(); toast('You resigned.'); } catch (e) { resignDialog.close(); toast(e.detail, 'error'); }
+    }), { class: 'danger' });
+    const no = btn('Keep playing', () => resignDialog.close(), { class: 'primary' });
     resignDialog.append(h('h2', { id: 'resign-h' }, 'Resign this game?'),
       h('p', {}, 'You leave the game for good and your pieces leave the board. This cannot be undone.'),
-      h('div', { class: 'actions' }, no, yes));
+      actions(no, yes));
   }
 
   function drawMoves() {
@@ -622,7 +772,7 @@ export async function render(main, { params, app }) {
     const text = h('textarea', { name: 'text', rows: 2, maxlength: 500, required: true });
     const send = h('button', { type: 'submit' }, 'Send');
     const form = h('form', { class: 'chat-form', novalidate: true }, formError(),
-      field('Message', text, { name: 'text' }), field('To', chatTo, { name: 'to' }), h('div', { class: 'actions' }, send));
+      field('Message', text, { name: 'text' }), field('To', chatTo, { name: 'to' }), actions(send));
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       if (!text.value.trim()) return;
@@ -630,7 +780,7 @@ export async function render(main, { params, app }) {
         try {
           const body = { text: text.value };
           if (chatTo.value !== 'all') body.to = chatTo.value;
-          const m = await api('POST', `/games/${id}/chat`, { body });
+          const m = await api('POST', '/games/{id}/chat', { params: { id }, body });
           if (!st.chat.some((x) => x.n === m.n)) st.chat.push(m);
           text.value = '';
           drawChat();
@@ -639,54 +789,73 @@ export async function render(main, { params, app }) {
     });
     text.addEventListener('keydown', (e) => { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); } });
     muteBox.addEventListener('change', async () => {
-      try { await api('PUT', `/games/${id}/chat/mute`, { body: { table_muted: muteBox.checked } }); } catch (e) { toast(e.detail, 'error'); }
+      try { await api('PUT', '/games/{id}/chat/mute', { params: { id }, body: { table_muted: muteBox.checked } }); } catch (e) { toast(e.detail, 'error'); }
     });
     clear(chatBox, h('h2', { id: 'chat-h' }, 'Chat'), chatList, form,
       field('Mute the table chat (no notices for it; private messages still come)', muteBox));
 
     const save = h('button', { type: 'submit' }, 'Save notes');
-    const nform = h('form', { novalidate: true }, formError(), field('Only you can read these notes', notesText, { name: 'text' }), h('div', { class: 'actions' }, save, notesState));
+    const nform = h('form', { novalidate: true }, formError(), field('Only you can read these notes', notesText, { name: 'text' }), actions(save, notesState));
     nform.addEventListener('submit', (e) => {
       e.preventDefault();
       busy(save, async () => {
-        try { const n = await api('PUT', `/games/${id}/notes`, { body: { text: notesText.value } }); notesState.textContent = n.updated_at ? `Saved ${shortWhen(n.updated_at)}` : 'Removed'; } catch (err) { showErrors(nform, err); }
+        try { const n = await api('PUT', '/games/{id}/notes', { params: { id }, body: { text: notesText.value } }); notesState.textContent = n.updated_at ? `Saved ${shortWhen(n.updated_at)}` : 'Removed'; } catch (err) { showErrors(nform, err); }
       });
     });
     clear(notesBox, h('h2', { id: 'notes-h' }, 'My notes'), nform);
 
     const psave = h('button', { type: 'submit' }, 'Save premoves');
-    const pclear = h('button', { type: 'button' }, 'Remove all premoves');
+    const pclear = btn('Remove all premoves', () => busy(pclear, async () => {
+      try { await api('DELETE', '/games/{id}/premoves', { params: { id } }); showPremoves({ lines: [] }); preText.value = ''; } catch (e) { toast(e.detail, 'error'); }
+    }));
     const pform = h('form', { novalidate: true }, formError(),
       field('Planned lines, one per line', preText, {
         name: 'lines',
-        hint: 'Answer the replies you expect without waiting. Write each line as the moves from now on, in turn order, separated by spaces, in the notation of the move list (for example "3d4d 12l8d 10d8d 7k7j"). When the game follows a line up to one of your moves, that move is played for you at once.',
+        hint: 'Each line: the moves from now on, in turn order, in the move list\u2019s notation, separated by spaces ("3d4d 12l8d 10d8d 7k7j").',
       }),
-      h('div', { class: 'actions' }, psave, pclear));
+      actions(psave, pclear));
     pform.addEventListener('submit', (e) => {
       e.preventDefault();
       const lines = preText.value.split('\n').map((l) => l.trim().split(/[\s,;]+/).filter(Boolean)).filter((l) => l.length);
       busy(psave, async () => {
-        try { const p = await api('PUT', `/games/${id}/premoves`, { body: { lines } }); showPremoves(p); toast('Premoves saved.'); } catch (err) { showErrors(pform, err); }
+        try { const p = await api('PUT', '/games/{id}/premoves', { params: { id }, body: { lines } }); showPremoves(p); toast('Premoves saved.'); } catch (err) { showErrors(pform, err); }
       });
     });
-    pclear.addEventListener('click', () => busy(pclear, async () => {
-      try { await api('DELETE', `/games/${id}/premoves`); showPremoves({ lines: [] }); preText.value = ''; } catch (e) { toast(e.detail, 'error'); }
-    }));
-    clear(premovesBox, h('h2', { id: 'pre-h' }, 'Premoves'), preList, pform);
+    const planIt = btn('Plan a line on the board', () => {
+      if (!st.plan) startPlan();
+      draw();
+      boardWrap.scrollIntoView({ block: 'start' });
+      board.focusCell('7g');
+    });
+    clear(premovesBox, h('h2', { id: 'pre-h' }, 'Premoves'), preList,
+      actions(planIt),
+      h('details', { class: 'premove-text' }, h('summary', {}, 'Write lines as text'), pform));
 
-    api('GET', `/games/${id}/notes`).then((n) => { notesText.value = n.text; if (n.updated_at) notesState.textContent = `Saved ${shortWhen(n.updated_at)}`; }).catch(() => {});
+    api('GET', '/games/{id}/notes', { params: { id } }).then((n) => { notesText.value = n.text; if (n.updated_at) notesState.textContent = `Saved ${shortWhen(n.updated_at)}`; }).catch(() => {});
     loadPremoves();
     loadChat();
   }
 
   async function loadPremoves() {
     if (!playing()) return;
-    try { showPremoves(await api('GET', `/games/${id}/premoves`)); } catch { /* none */ }
+    try { showPremoves(await api('GET', '/games/{id}/premoves', { params: { id } })); } catch { /* none */ }
   }
+  /** @param {Schemas['PremovesView']} p */
   function showPremoves(p) {
+    st.premoves = p;
     clear(preList, p.lines.length
       ? h('div', {}, h('p', { class: 'small' }, `Your planned lines${p.from_ply ? `, from move ${p.from_ply}` : ''}:`),
-        h('ul', { class: 'small' }, p.lines.map((l) => h('li', {}, l.join(' → ')))))
+        h('ol', { class: 'plan-line premove-lines small' }, p.lines.map((l, i) => {
+          const remove = btn('Remove', () => busy(remove, async () => {
+            try {
+              const rest = p.lines.filter((_, k) => k !== i);
+              showPremoves(rest.length
+                ? await api('PUT', '/games/{id}/premoves', { params: { id }, body: { lines: rest } })
+                : (await api('DELETE', '/games/{id}/premoves', { params: { id } }), { lines: [] }));
+            } catch (e) { toast(e.detail, 'error'); }
+          }), { class: 'small', 'aria-label': `Remove premove line ${i + 1}` });
+          return h('li', {}, h('span', {}, l.join(' → ')), ' ', remove);
+        })))
       : h('p', { class: 'small muted' }, 'No premoves.'));
   }
 
@@ -744,8 +913,13 @@ export async function render(main, { params, app }) {
     }
   }
   const tick = setInterval(() => { if (st.game && st.game.status === 'active') { drawPlayers(); } }, 30000);
-  function stop() { gameStream.close(); offEvents(); clearInterval(tick); main.classList.remove('wide'); }
+  function stop() {
+    gameStream.close(); offEvents(); clearInterval(tick); main.classList.remove('wide');
+    narrow.removeEventListener('change', onNarrow);
+    zoomable.removeEventListener('change', onNarrow);
+  }
 
   await loadGame();
+  applyZoom();
   return stop;
 }

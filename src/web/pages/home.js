@@ -1,6 +1,6 @@
 import { api } from '../api.js';
 import { gameItem, myPlayer } from '../games.js';
-import { busy, h, toast } from '../ui.js';
+import { btn, busy, h, toast } from '../ui.js';
 
 export async function render(main, { app, query }) {
   if (!app.signedIn()) return welcome(main);
@@ -10,10 +10,9 @@ export async function render(main, { app, query }) {
     main.append(h('p', { class: 'notice' }, `Welcome, ${me ? me.username : ''}! Start a game against two computer players with `, h('a', { href: '/new' }, 'New game'), ', or join an open game below.'));
   }
   if (me && !me.email_verified) {
-    const again = h('button', { type: 'button', class: 'small' }, 'Send the link again');
-    again.addEventListener('click', () => busy(again, async () => {
+    const again = btn('Send the link again', () => busy(again, async () => {
       try { await api('POST', '/me/email/verification'); toast(`A new link is on its way to ${me.email}.`); } catch (e) { toast(e.detail, 'error'); }
-    }));
+    }), { class: 'small' });
     main.append(h('p', { class: 'notice' }, `Please confirm your address: follow the link we sent to ${me.email}. Until then you get no mail about your games. `, again));
   }
   const actions = h('p', { class: 'actions' }, h('a', { class: 'button primary', href: '/new' }, 'New game'));
@@ -27,9 +26,9 @@ export async function render(main, { app, query }) {
   async function load() {
     try {
       const [list, others, profile] = await Promise.all([
-        api('GET', '/games?limit=100'),
-        api('GET', '/games?mine=false&status=open&limit=20'),
-        me ? api('GET', `/users/${encodeURIComponent(me.username)}`) : null,
+        api('GET', '/games', { query: { limit: 100 } }),
+        api('GET', '/games', { query: { mine: false, status: 'open', limit: 20 } }),
+        me ? api('GET', '/users/{username}', { params: { username: me.username } }) : null,
       ]);
       showMine(list.games);
       showOpen(others.games.filter((g) => !myPlayer(g)));
@@ -64,13 +63,11 @@ export async function render(main, { app, query }) {
   }
 
   function answerButtons(g) {
-    const accept = h('button', { type: 'button', class: 'primary' }, 'Accept invitation');
-    const decline = h('button', { type: 'button' }, 'Decline invitation');
-    accept.addEventListener('click', () => busy(accept, async () => {
-      try { await api('POST', `/games/${g.id}/join`); app.navigate(`/games/${g.id}`); } catch (e) { toast(e.detail, 'error'); }
-    }));
-    decline.addEventListener('click', () => busy(decline, async () => {
-      try { await api('POST', `/games/${g.id}/decline`); toast('Invitation declined.'); load(); } catch (e) { toast(e.detail, 'error'); }
+    const accept = btn('Accept invitation', () => busy(accept, async () => {
+      try { await api('POST', '/games/{id}/join', { params: { id: g.id } }); app.navigate(`/games/${g.id}`); } catch (e) { toast(e.detail, 'error'); }
+    }), { class: 'primary' });
+    const decline = btn('Decline invitation', () => busy(decline, async () => {
+      try { await api('POST', '/games/{id}/decline', { params: { id: g.id } }); toast('Invitation declined.'); load(); } catch (e) { toast(e.detail, 'error'); }
     }));
     return [accept, decline];
   }
@@ -81,10 +78,9 @@ export async function render(main, { app, query }) {
       return;
     }
     open.replaceChildren(h('ul', { class: 'games' }, games.map((g) => {
-      const join = h('button', { type: 'button', class: 'primary' }, 'Join this game');
-      join.addEventListener('click', () => busy(join, async () => {
-        try { await api('POST', `/games/${g.id}/join`); app.navigate(`/games/${g.id}`); } catch (e) { toast(e.detail, 'error'); }
-      }));
+      const join = btn('Join this game', () => busy(join, async () => {
+        try { await api('POST', '/games/{id}/join', { params: { id: g.id } }); app.navigate(`/games/${g.id}`); } catch (e) { toast(e.detail, 'error'); }
+      }), { class: 'primary' });
       return gameItem(g, [join]);
     })));
   }

@@ -1,5 +1,6 @@
 import { api } from '../api.js';
-import { busy, field, formError, h, showErrors } from '../ui.js';
+import { actions, busy, field, formError, h, showErrors } from '../ui.js';
+/** @import { Schemas } from 'sannin-api' */
 
 const LEVELS = [
   [1, '1 — weakest, answers at once'],
@@ -82,11 +83,12 @@ export function render(main, { app }) {
     h('details', {}, h('summary', {}, 'Rule options'),
       field('A pawn or lance that reaches the far edge', stuck, { name: 'options.stuck_piece' }),
       field('A promoted king capturing without moving (illumination)', illum, { name: 'options.illumination' })),
-    h('div', { class: 'actions' }, submit));
+    actions(submit));
 
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    const body = { seat: seat.value, bots: [], invite: [], open_seats: 0 };
+    /** @type {Schemas['CreateGameRequest'] & {bots: number[], invite: string[], open_seats: number}} */
+    const body = { seat: /** @type {Schemas['SeatChoice']} */ (seat.value), bots: [], invite: [], open_seats: 0 };
     for (const o of [o1, o2]) {
       if (o.kind.value === 'bot') body.bots.push(Number(o.level.value));
       else if (o.kind.value === 'invite') body.invite.push(o.user.value.trim());
@@ -105,7 +107,10 @@ export function render(main, { app }) {
       body.vacation = vacation.checked;
     }
     body.rated = rated.checked;
-    body.options = { stuck_piece: stuck.value, illumination: illum.value };
+    body.options = {
+      stuck_piece: /** @type {Schemas['StuckPieceOption']} */ (stuck.value),
+      illumination: /** @type {Schemas['IlluminationOption']} */ (illum.value),
+    };
     busy(submit, async () => {
       try {
         const g = await api('POST', '/games', { body });

@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { busy, clear, field, formError, h, showErrors, toast, when } from '../ui.js';
+import { actions, btn, busy, clear, field, formError, h, showErrors, toast, when } from '../ui.js';
 
 const MAIL_KINDS = [
   ['game.your_turn', 'It is my move'],
@@ -29,12 +29,11 @@ export async function render(main, { app }) {
   if (!zones.includes(me.time_zone)) zones.unshift(me.time_zone);
   const tz = h('select', { name: 'time_zone' }, zones.map((z) => h('option', { value: z, selected: z === me.time_zone }, z.replace(/_/g, ' '))));
   const here = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const useHere = h('button', { type: 'button' }, `Use this device's (${here.replace(/_/g, ' ')})`);
-  useHere.addEventListener('click', () => { tz.value = here; });
+  const useHere = btn(`Use this device's (${here.replace(/_/g, ' ')})`, () => { tz.value = here; });
   const saveTz = h('button', { type: 'submit', class: 'primary' }, 'Save time zone');
   const tzForm = h('form', { class: 'card', novalidate: true }, formError(),
     field('Time zone', tz, { name: 'time_zone', hint: 'Deadlines are shown in it, and games with weekends off pause on your weekend.' }),
-    h('div', { class: 'actions' }, useHere, saveTz));
+    actions(useHere, saveTz));
   tzForm.addEventListener('submit', (e) => {
     e.preventDefault();
     busy(saveTz, async () => {
@@ -43,8 +42,7 @@ export async function render(main, { app }) {
   });
 
   const emailLine = h('p', {});
-  const resend = h('button', { type: 'button' }, 'Send the confirmation link again');
-  resend.addEventListener('click', () => busy(resend, async () => {
+  const resend = btn('Send the confirmation link again', () => busy(resend, async () => {
     try { await api('POST', '/me/email/verification'); toast(`A new link is on its way to ${me.email}.`); } catch (e) { toast(e.detail, 'error'); }
   }));
   clear(emailLine, `Signed in as ${me.username}. Email: ${me.email} — `, me.email_verified ? 'confirmed.' : h('span', {}, 'not confirmed yet. ', resend));
@@ -56,6 +54,7 @@ export async function render(main, { app }) {
   main.append(mailSec);
   try {
     const ns = await api('GET', '/me/notifications');
+    /** @type {[string, HTMLInputElement, HTMLElement][]} */
     const boxes = MAIL_KINDS.filter(([k]) => k in ns.mail || k === 'game.chat' || k === 'game.draw_offered').map(([k, label]) => {
       const b = h('input', { type: 'checkbox', name: k, checked: !!ns.mail[k] });
       return [k, b, field(label, b, { name: `mail.${k}` })];
@@ -63,7 +62,7 @@ export async function render(main, { app }) {
     const save = h('button', { type: 'submit', class: 'primary' }, 'Save mail choices');
     const form = h('form', { class: 'card', novalidate: true }, formError(),
       h('fieldset', {}, h('legend', {}, 'Send me mail when…'), boxes.map((b) => b[2])),
-      h('div', { class: 'actions' }, save));
+      actions(save));
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       busy(save, async () => {
@@ -84,20 +83,20 @@ export async function render(main, { app }) {
   async function vacation() {
     let v;
     try { v = await api('GET', '/me/vacation'); } catch (e) { clear(vacSec, h('h2', { id: 'vac-h' }, 'Vacation'), h('p', { class: 'form-error' }, e.detail)); return; }
+    /** @type {HTMLElement[]} */
     const parts = [h('h2', { id: 'vac-h' }, 'Vacation'),
       h('p', {}, `While you are on vacation your clock stands still in every game that allows it. You earn one day for every ${v.earn_one_day_every_days} days since you registered, up to ${v.max_days}.`)];
     if (v.current) {
-      const end = h('button', { type: 'button', class: 'primary' }, 'End my vacation now');
-      end.addEventListener('click', () => busy(end, async () => {
+      const end = btn('End my vacation now', () => busy(end, async () => {
         try { await api('DELETE', '/me/vacation'); toast('Welcome back!'); vacation(); } catch (e) { toast(e.detail, 'error'); }
-      }));
-      parts.push(h('p', { class: 'notice' }, `You are on vacation until ${when(v.current.until)}. A move of yours in any game ends it too.`), h('div', { class: 'actions' }, end));
+      }), { class: 'primary' });
+      parts.push(h('p', { class: 'notice' }, `You are on vacation until ${when(v.current.until)}. A move of yours in any game ends it too.`), actions(end));
     } else {
       parts.push(h('p', {}, `You hold ${v.days_held} vacation day${v.days_held === 1 ? '' : 's'}.`, v.next_day_at ? ` The next one comes on ${when(v.next_day_at)}.` : ''));
       if (v.days_held > 0) {
         const days = h('input', { type: 'number', name: 'days', min: 1, max: v.days_held, value: 1, inputmode: 'numeric' });
         const start = h('button', { type: 'submit', class: 'primary' }, 'Start vacation');
-        const form = h('form', { class: 'card', novalidate: true }, formError(), field('Days', days, { name: 'days' }), h('div', { class: 'actions' }, start));
+        const form = h('form', { class: 'card', novalidate: true }, formError(), field('Days', days, { name: 'days' }), actions(start));
         form.addEventListener('submit', (e) => {
           e.preventDefault();
           busy(start, async () => {

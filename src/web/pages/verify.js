@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { busy, h } from '../ui.js';
+import { btn, busy, h } from '../ui.js';
 
 // The page the verification mail links to: /verify?token=…
 export async function render(main, { app, query }) {
@@ -27,8 +27,7 @@ export async function render(main, { app, query }) {
     status.textContent = words;
     status.classList.add('bad');
     if (app.signedIn()) {
-      const again = h('button', { type: 'button' }, 'Send me a new link');
-      again.addEventListener('click', () => busy(again, async () => {
+      const again = btn('Send me a new link', () => busy(again, async () => {
         try {
           await api('POST', '/me/email/verification');
           status.textContent = 'A new link is on its way. Follow it within seven days.';
