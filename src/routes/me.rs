@@ -25,8 +25,7 @@ pub struct UpdateMeRequest {
     #[schema(value_type = Option<crate::domain::Password>)]
     pub new_password: Option<String>,
     /// With `new_password`: whether to revoke every personal access token too
-    /// (default `true`).
-    #[schema(default = true)]
+    /// (optional, `true` when left out).
     pub revoke_tokens: Option<bool>,
     /// Your time zone, an IANA name such as `Europe/Berlin` (default `UTC`):
     /// games that pause on weekends pause on yours.

@@ -1038,8 +1038,11 @@ export interface components {
              *     other control characters not).
              */
             text: string;
-            /** @default all */
-            to: components["schemas"]["ChatTo"];
+            /**
+             * @description `all` (the default) for the whole table, or the one seat the message is
+             *     for: the third player never sees a private message.
+             */
+            to?: components["schemas"]["ChatTo"];
         };
         /**
          * @description `all` for the whole table, or the seat of the one player a private message is for.
@@ -1589,9 +1592,10 @@ export interface components {
             move: components["schemas"]["MoveNotation"];
             /**
              * @description Offer a draw (R36) with the move: the others accept or decline it.
-             * @default false
+             *     Optional, `false` when left out. (The document states no `default`
+             *     here: common client generators would then make the field required.)
              */
-            offer_draw: boolean;
+            offer_draw?: boolean;
             /**
              * Format: int64
              * @description The ply you believe is next (the game's `ply`); a different one is stale.
@@ -1739,7 +1743,7 @@ export interface components {
             /**
              * Format: date-time
              * @description When the player's vacation ends, while one stops their clock in this
-             *     game.
+             *     game. Shown to the game's players only.
              */
             vacation_until?: string | null;
         };
@@ -1900,6 +1904,14 @@ export interface components {
              *     the next (1, 1, 3).
              */
             place: number;
+            /**
+             * @description Why the game did not count, when it did not (`after` is then
+             *     `before`): `too-short` (a player made fewer than 3 moves),
+             *     `early-draw` (all three agreed a draw before ply 30) or `repeated`
+             *     (a fourth rated game among the same players within 30 days).
+             * @example null
+             */
+            uncounted?: string | null;
         };
         /** @description A rating at one moment (before or after a game). */
         RatingPoint: {
@@ -1940,7 +1952,10 @@ export interface components {
              * @description The estimated skill (a new player starts at 25).
              */
             mu: number;
-            /** @description Fewer than 10 rated games: not yet on the leaderboard. */
+            /**
+             * @description Fewer than 10 rated games: not yet on the leaderboard (which also
+             *     asks for counted games against at least 5 distinct opponents).
+             */
             provisional: boolean;
             /**
              * Format: double
@@ -2169,10 +2184,9 @@ export interface components {
             new_password?: null | components["schemas"]["Password"];
             /**
              * @description With `new_password`: whether to revoke every personal access token too
-             *     (default `true`).
-             * @default true
+             *     (optional, `true` when left out).
              */
-            revoke_tokens: boolean | null;
+            revoke_tokens?: boolean | null;
             /**
              * @description Your time zone, an IANA name such as `Europe/Berlin` (default `UTC`):
              *     games that pause on weekends pause on yours.
@@ -2966,7 +2980,11 @@ export interface operations {
                     "application/json": components["schemas"]["GameList"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3057,7 +3075,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3184,7 +3206,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3292,7 +3318,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3377,7 +3407,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3505,7 +3539,11 @@ export interface operations {
                     "application/json": components["schemas"]["ProposalAnswer"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3597,7 +3635,11 @@ export interface operations {
                     "application/json": components["schemas"]["ProposalAnswer"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3689,7 +3731,11 @@ export interface operations {
                     "application/json": components["schemas"]["ProposalAnswer"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3856,7 +3902,11 @@ export interface operations {
                     "application/json": components["schemas"]["GameView"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3954,7 +4004,11 @@ export interface operations {
                     "application/json": components["schemas"]["ChatPageView"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4057,7 +4111,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4185,7 +4243,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4302,7 +4364,11 @@ export interface operations {
                     "application/json": components["schemas"]["GameView"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4392,7 +4458,11 @@ export interface operations {
                     "application/json": components["schemas"]["GameView"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4491,7 +4561,11 @@ export interface operations {
                     "application/json": components["schemas"]["GameView"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4590,7 +4664,11 @@ export interface operations {
                     "application/json": components["schemas"]["GameView"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4692,7 +4770,11 @@ export interface operations {
                     "application/json": components["schemas"]["GameView"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4791,7 +4873,11 @@ export interface operations {
                     "application/json": components["schemas"]["ActionView"][];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4876,7 +4962,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5011,7 +5101,11 @@ export interface operations {
                     "application/json": components["schemas"]["NotesView"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5105,7 +5199,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5222,7 +5320,11 @@ export interface operations {
                     "application/json": components["schemas"]["PremovesView"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5316,7 +5418,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5449,7 +5555,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5593,7 +5703,11 @@ export interface operations {
                     "application/json": components["schemas"]["GameView"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5702,7 +5816,11 @@ export interface operations {
                     "application/x-ndjson": components["schemas"]["GameStreamLine"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5796,7 +5914,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5993,7 +6115,11 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6075,7 +6201,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6176,7 +6306,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6259,7 +6393,11 @@ export interface operations {
                     "application/json": components["schemas"]["EventView"][];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6352,7 +6490,11 @@ export interface operations {
                     "application/x-ndjson": components["schemas"]["EventStreamLine"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6430,7 +6572,11 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationSettings"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6512,7 +6658,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6617,7 +6767,11 @@ export interface operations {
                     "application/json": components["schemas"]["TokenView"][];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6699,7 +6853,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6813,7 +6971,11 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedTokens"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6883,7 +7045,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6961,7 +7127,11 @@ export interface operations {
                     "application/json": components["schemas"]["VacationView"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7034,7 +7204,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7139,7 +7313,11 @@ export interface operations {
                     "application/json": components["schemas"]["VacationView"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7486,7 +7664,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookView"][];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7568,7 +7750,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7685,7 +7871,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookView"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7764,7 +7954,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7858,7 +8052,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7975,7 +8173,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryView"][];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8058,7 +8260,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryView"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8148,7 +8354,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryView"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked bearer token (`unauthenticated`). */
+            /**
+             * @description Missing, invalid or revoked bearer token (`unauthenticated`: log in
+             *     again), or an access token past its lifetime (`token-expired`: get a
+             *     new one with the refresh token).
+             */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -37,23 +37,8 @@ export type ResponseBody<P extends ApiPath, M extends Method> = Op<P, M> extends
   ? { [S in keyof R & Ok]: ContentOf<R[S]> }[keyof R & Ok]
   : never;
 
-/**
- * The one workaround, until the document says it so that generators read it
- * right: openapi-typescript 7 with its default options makes a request
- * property that has a `default` required (openapi-ts #2012), though the
- * server takes it as optional. These are the three such properties of the
- * document today; each is made optional again here, in its own schema only.
- * When the generated types say `?:` for them, this becomes a no-op: delete it.
- */
-type Loosen<B, K extends keyof B> = Omit<B, K> & Partial<Pick<B, K>>;
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type WithDefaults<B> =
-  Same<B, Schemas['MoveRequest']> extends true ? Loosen<B, 'offer_draw' & keyof B>
-  : Same<B, Schemas['ChatRequest']> extends true ? Loosen<B, 'to' & keyof B>
-  : Same<B, Schemas['UpdateMeRequest']> extends true ? Loosen<B, 'revoke_tokens' & keyof B>
-  : B;
 /** What the client may send as an operation's body. */
-export type SendBody<P extends ApiPath, M extends Method> = WithDefaults<RequestBody<P, M>>;
+export type SendBody<P extends ApiPath, M extends Method> = RequestBody<P, M>;
 
 type WithPath<T> = [T] extends [never] ? { params?: never } : { params: T };
 type WithQuery<T> = [T] extends [never] ? { query?: never } : { query?: T };

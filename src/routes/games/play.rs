@@ -25,8 +25,9 @@ pub struct MoveRequest {
     #[schema(example = 2)]
     pub ply: i64,
     /// Offer a draw (R36) with the move: the others accept or decline it.
+    /// Optional, `false` when left out. (The document states no `default`
+    /// here: common client generators would then make the field required.)
     #[serde(default)]
-    #[schema(default = false)]
     pub offer_draw: bool,
 }
 /// Play a move. Sending the same move for the same ply again changes nothing and

@@ -27,7 +27,7 @@ pub struct ChatRequest {
     /// `all` (the default) for the whole table, or the one seat the message is
     /// for: the third player never sees a private message.
     #[serde(default = "all")]
-    #[schema(value_type = crate::routes::schemas::ChatTo, default = "all")]
+    #[schema(value_type = crate::routes::schemas::ChatTo)]
     pub to: String,
 }
 
