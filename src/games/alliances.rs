@@ -59,7 +59,13 @@ fn propose(
                 seat_name(to)
             )));
         }
-        super::offers::admit(conn, game_id, user_id, super::offers::Offer::Alliance, now)?;
+        super::offers::admit(
+            conn,
+            game_id,
+            user_id,
+            super::offers::Offer::Alliance(to),
+            now,
+        )?;
         let p = ProposalRow {
             id: ProposalId::from(new_id()),
             game_id: GameId::from(game_id),

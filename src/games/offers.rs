@@ -1,13 +1,15 @@
-//! How often a player may make an offer that reaches the others by mail: a
-//! draw offer (R36) or an alliance proposal. In each game, once per move of
-//! their own: again only after they have moved since their last one, or a
-//! day after it (a player who cannot move for long is not silenced for
-//! good). Sooner is refused with 429 and `Retry-After`, as chat is.
+//! How often a player may make an offer that reaches others by mail: a draw
+//! offer (R36, to both others) or an alliance proposal (to one of them). In
+//! each game, each kind once per move of their own (a proposal: to each
+//! player): again only after they have moved since their last one, or a day
+//! after it (a player who cannot move for long is not silenced for good).
+//! Sooner is refused with 429 and `Retry-After`, as chat is.
 
 use chrono::{Duration, NaiveDateTime};
 
 use crate::db::{self, DbConnection};
 use crate::domain::limits::Rate;
+use crate::rules::Player;
 
 use super::GameError;
 
@@ -15,14 +17,17 @@ use super::GameError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Offer {
     Draw,
-    Alliance,
+    /// An alliance proposed to this seat.
+    Alliance(Player),
 }
 
 impl Offer {
     fn as_str(self) -> &'static str {
         match self {
             Offer::Draw => "draw",
-            Offer::Alliance => "alliance",
+            Offer::Alliance(Player::First) => "alliance-to-first",
+            Offer::Alliance(Player::Middle) => "alliance-to-middle",
+            Offer::Alliance(Player::Last) => "alliance-to-last",
         }
     }
 }

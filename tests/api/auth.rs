@@ -48,6 +48,14 @@ async fn unknown_user_and_wrong_password_look_alike(backend: Backend) {
     assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation-failed").await;
 }
 
+/// `token` with its last character changed: its signature no longer holds.
+fn tampered(token: &str) -> String {
+    let mut t = token.to_owned();
+    t.pop();
+    t.push(if token.ends_with('A') { 'B' } else { 'A' });
+    t
+}
+
 async fn bearer_tokens_are_checked(backend: Backend) {
     let app = spawn_app(backend).await;
     let user = app.register_user("liam").await;
@@ -59,13 +67,7 @@ async fn bearer_tokens_are_checked(backend: Backend) {
 
     // A token signed with another key, a mangled one, a refresh token, a
     // made-up personal token.
-    let mut tampered = tokens.access.clone();
-    tampered.pop();
-    tampered.push(if tokens.access.ends_with('A') {
-        'B'
-    } else {
-        'A'
-    });
+    let tampered = tampered(&tokens.access);
     for bad in [
         tampered.as_str(),
         "garbage",
@@ -123,15 +125,9 @@ async fn an_expired_access_token_says_so(backend: Backend) {
     let access = fresh["access_token"].as_str().unwrap();
     assert_eq!(app.get_me(access).await.status(), StatusCode::OK);
     // Expired and tampered with: not this service's, so not "expired".
-    let mut tampered = tokens.access.clone();
-    tampered.pop();
-    tampered.push(if tokens.access.ends_with('A') {
-        'B'
-    } else {
-        'A'
-    });
+    let forged = tampered(&tokens.access);
     assert_problem(
-        app.get_me(&tampered).await,
+        app.get_me(&forged).await,
         StatusCode::UNAUTHORIZED,
         "unauthenticated",
     )

@@ -174,12 +174,15 @@ async fn voluntary_alliance_by_proposal(backend: Backend) {
     assert_eq!(answered["proposal"]["status"], "declined");
     assert_eq!(answered["game"]["alliance"], Value::Null);
 
-    // Middle proposes to Last, Last accepts: the alliance forms between moves.
-    let p: Value = propose(1, "last").await.json().await.unwrap();
+    // Last proposes to Middle, Middle accepts: the alliance forms between
+    // moves. (Middle may not propose to Last again before moving.)
+    let res = propose(1, "last").await;
+    assert_problem(res, StatusCode::TOO_MANY_REQUESTS, "rate-limited").await;
+    let p: Value = propose(2, "middle").await.json().await.unwrap();
     let other: Value = propose(0, "last").await.json().await.unwrap();
     let game = app.game_json(&t.tokens[0], &id).await;
     assert_eq!(game["alliance_proposals"].as_array().unwrap().len(), 2);
-    let res = answer(2, &p, "accept").await;
+    let res = answer(1, &p, "accept").await;
     assert_eq!(res.status(), StatusCode::OK);
     let answered: Value = res.json().await.unwrap();
     assert_eq!(answered["proposal"]["status"], "accepted");

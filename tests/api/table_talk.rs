@@ -130,36 +130,26 @@ async fn offers_are_limited_to_one_per_own_move(backend: Backend) {
             .await
         }
     };
-    let p = ok(propose(0, "middle").await).await;
-    let pid = p["id"].as_str().unwrap();
-    ok(post(
-        &app,
-        &t,
-        0,
-        &id,
-        &format!("alliance/proposals/{pid}/withdraw"),
-    )
-    .await)
-    .await;
-    let res = propose(0, "last").await;
+    let withdraw = |p: Value| {
+        let (app, t, id) = (&app, &t, &id);
+        async move {
+            let pid = p["id"].as_str().unwrap().to_owned();
+            let path = format!("alliance/proposals/{pid}/withdraw");
+            ok(post(app, t, 0, id, &path).await).await;
+        }
+    };
+    withdraw(ok(propose(0, "middle").await).await).await;
+    let res = propose(0, "middle").await;
     assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
     assert!(res.headers().contains_key("retry-after"));
+    // A proposal to the other player mails someone else: it may go.
+    withdraw(ok(propose(0, "last").await).await).await;
 
     // Once Alice has moved, she may offer and propose again.
     app.play_all(&t, &id, &["3d4d"]).await;
     ok(post(&app, &t, 0, &id, "draw/offer").await).await;
     ok(post(&app, &t, 0, &id, "draw/decline").await).await;
-    let p = ok(propose(0, "last").await).await;
-    let pid = p["id"].as_str().unwrap();
-    ok(post(
-        &app,
-        &t,
-        0,
-        &id,
-        &format!("alliance/proposals/{pid}/withdraw"),
-    )
-    .await)
-    .await;
+    withdraw(ok(propose(0, "last").await).await).await;
     assert_eq!(
         post(&app, &t, 0, &id, "draw/offer").await.status(),
         StatusCode::TOO_MANY_REQUESTS
@@ -206,10 +196,14 @@ async fn r36_a_draw_declined_by_moving_withdrawn_and_lapsed(backend: Backend) {
         .await
         .is_empty());
 
-    // Last offers and withdraws; then offers and First declines.
+    // Last offers and withdraws; then, having moved (one offer per move of
+    // one's own), offers again and First declines.
     ok(post(&app, &t, 2, &id, "draw/offer").await).await;
     let game = ok(post(&app, &t, 2, &id, "draw/decline").await).await;
     assert_eq!(game["draw_offer"], Value::Null);
+    let last = app.game_json(&t.tokens[2], &id).await;
+    let mv = last["legal_moves"][0].as_str().unwrap().to_owned();
+    app.play_all(&t, &id, &[mv.as_str()]).await;
     ok(post(&app, &t, 2, &id, "draw/offer").await).await;
     let game = ok(post(&app, &t, 0, &id, "draw/decline").await).await;
     assert_eq!(game["draw_offer"], Value::Null);
@@ -250,7 +244,11 @@ async fn r36_a_draw_declined_by_moving_withdrawn_and_lapsed(backend: Backend) {
     assert_eq!(last.last().unwrap()["reason"], "alliance_formed");
     assert_eq!(last.last().unwrap()["seat"], Value::Null);
 
-    // An elimination withdraws one too; only the living take part.
+    // An elimination withdraws one too; only the living take part. (First
+    // moves first: her last offer came with her last move.)
+    let first = app.game_json(&t.tokens[0], &id).await;
+    let mv = first["legal_moves"][0].as_str().unwrap().to_owned();
+    app.play_all(&t, &id, &[mv.as_str()]).await;
     ok(post(&app, &t, 0, &id, "draw/offer").await).await;
     ok(post(&app, &t, 1, &id, "resign").await).await;
     let game = app.game_json(&t.tokens[0], &id).await;
