@@ -92,7 +92,11 @@ pub enum ApiError {
         detail: String,
     },
     #[error("rate limited")]
-    RateLimited { retry_after_secs: u64 },
+    RateLimited {
+        retry_after_secs: u64,
+        /// The limit met, for the `RateLimit` header fields, when there is one.
+        standing: Option<crate::domain::limits::Standing>,
+    },
     #[error("service unavailable")]
     Unavailable(#[source] anyhow::Error),
     #[error("internal error")]
@@ -223,9 +227,9 @@ impl ApiError {
             ApiError::RouteNotFound => "No resource lives at this path.".into(),
             ApiError::MethodNotAllowed => "This resource does not accept that method.".into(),
             ApiError::Conflict { detail, .. } => detail.clone(),
-            ApiError::RateLimited { retry_after_secs } => {
-                format!("Too many attempts; retry in {retry_after_secs} s.")
-            }
+            ApiError::RateLimited {
+                retry_after_secs, ..
+            } => format!("Too many attempts; retry in {retry_after_secs} s."),
             ApiError::Unavailable(_) => "The service cannot reach its database.".into(),
             ApiError::Internal(_) => "An internal error occurred.".into(),
             ApiError::Http(status) => status
@@ -307,8 +311,15 @@ impl ResponseError for ApiError {
         let mut response = HttpResponse::build(self.status_code());
         response.content_type(PROBLEM_JSON);
         match self {
-            ApiError::RateLimited { retry_after_secs } => {
+            ApiError::RateLimited {
+                retry_after_secs,
+                standing,
+            } => {
                 response.insert_header((header::RETRY_AFTER, retry_after_secs.to_string()));
+                if let Some(s) = standing {
+                    response.insert_header(("RateLimit-Policy", s.policy_field()));
+                    response.insert_header(("RateLimit", s.limit_field()));
+                }
             }
             ApiError::Unavailable(_) => {
                 // Most faults (a lost connection, a lock) pass in moments.
@@ -388,6 +399,7 @@ mod tests {
     fn problem_shape() {
         let problem = ApiError::RateLimited {
             retry_after_secs: 3,
+            standing: None,
         }
         .problem();
         let json = serde_json::to_value(&problem).unwrap();

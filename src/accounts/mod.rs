@@ -4,6 +4,7 @@
 
 mod error;
 mod guard;
+pub mod limits;
 mod notifications;
 mod personal_tokens;
 pub mod ratings;

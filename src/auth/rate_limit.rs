@@ -5,13 +5,22 @@ use std::net::IpAddr;
 use std::num::NonZeroU32;
 
 use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use governor::middleware::StateInformationMiddleware;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::{Quota, RateLimiter};
+
+use crate::domain::limits::Standing;
+
+/// A limiter per client network that tells what remains after each check.
+type Keyed =
+    RateLimiter<IpAddr, DefaultKeyedStateStore<IpAddr>, DefaultClock, StateInformationMiddleware>;
 use ipnet::IpNet;
 
 /// A request over its allowance; retry after this many seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateLimited {
     pub retry_after_secs: u64,
+    pub standing: Standing,
 }
 
 /// Which endpoint family a request counts against.
@@ -22,41 +31,80 @@ pub enum Limited {
     Refresh,
 }
 
+impl Limited {
+    /// The policy's name in the `RateLimit` header fields.
+    pub fn policy(self) -> &'static str {
+        match self {
+            Limited::Login => "login",
+            Limited::Registration => "registration",
+            Limited::Refresh => "refresh",
+        }
+    }
+}
+
 /// One keyed limiter per endpoint family; each allows `per_minute` requests
 /// in a burst, refilled evenly over a minute.
 pub struct RateLimits {
-    login: DefaultKeyedRateLimiter<IpAddr>,
-    registration: DefaultKeyedRateLimiter<IpAddr>,
-    refresh: DefaultKeyedRateLimiter<IpAddr>,
+    login: Keyed,
+    registration: Keyed,
+    refresh: Keyed,
     clock: DefaultClock,
+    per_minute: u32,
 }
 
 impl RateLimits {
     pub fn new(per_minute: NonZeroU32) -> Self {
         let quota = Quota::per_minute(per_minute);
+        let keyed = || RateLimiter::keyed(quota).with_middleware::<StateInformationMiddleware>();
         Self {
-            login: RateLimiter::keyed(quota),
-            registration: RateLimiter::keyed(quota),
-            refresh: RateLimiter::keyed(quota),
+            login: keyed(),
+            registration: keyed(),
+            refresh: keyed(),
             clock: DefaultClock::default(),
+            per_minute: per_minute.get(),
+        }
+    }
+
+    /// Where a client stands: `remaining` of the minute's quota, and the
+    /// seconds until the whole quota is available again (one comes back
+    /// every minute / quota).
+    fn standing(&self, which: Limited, remaining: u32) -> Standing {
+        let used = u64::from(self.per_minute.saturating_sub(remaining));
+        Standing {
+            policy: which.policy(),
+            quota: self.per_minute as usize,
+            window_secs: 60,
+            remaining: remaining as usize,
+            reset_secs: (used * 60).div_ceil(u64::from(self.per_minute.max(1))),
         }
     }
 
     /// Counts one request from `client`; refuses with the wait in seconds.
     /// IPv6 clients count by their /64 network: one host usually holds a
     /// whole /64, and could otherwise take a fresh address per request.
-    pub fn check(&self, which: Limited, client: IpAddr) -> Result<(), RateLimited> {
+    /// Counts one attempt of `client`'s; where it then stands, or how long
+    /// it must wait.
+    pub fn check(&self, which: Limited, client: IpAddr) -> Result<Standing, RateLimited> {
         let limiter = match which {
             Limited::Login => &self.login,
             Limited::Registration => &self.registration,
             Limited::Refresh => &self.refresh,
         };
-        limiter.check_key(&network_of(client)).map_err(|not_until| {
-            let wait = not_until.wait_time_from(self.clock.now());
-            RateLimited {
-                retry_after_secs: wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
+        match limiter.check_key(&network_of(client)) {
+            Ok(snapshot) => Ok(self.standing(which, snapshot.remaining_burst_capacity())),
+            Err(not_until) => {
+                let wait = not_until.wait_time_from(self.clock.now());
+                let retry_after_secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                Err(RateLimited {
+                    retry_after_secs,
+                    standing: Standing {
+                        remaining: 0,
+                        reset_secs: retry_after_secs,
+                        ..self.standing(which, 0)
+                    },
+                })
             }
-        })
+        }
     }
 
     /// Forgets clients whose allowance has refilled, bounding memory.
@@ -196,10 +244,17 @@ mod tests {
         let limits = RateLimits::new(NonZeroU32::new(2).unwrap());
         let a: IpAddr = "10.0.0.1".parse().unwrap();
         let b: IpAddr = "10.0.0.2".parse().unwrap();
-        assert!(limits.check(Limited::Login, a).is_ok());
-        assert!(limits.check(Limited::Login, a).is_ok());
+        assert_eq!(limits.check(Limited::Login, a).unwrap().remaining, 1);
+        let last = limits.check(Limited::Login, a).unwrap();
+        assert_eq!((last.remaining, last.reset_secs), (0, 60));
         match limits.check(Limited::Login, a) {
-            Err(RateLimited { retry_after_secs }) => assert!(retry_after_secs >= 1),
+            Err(RateLimited {
+                retry_after_secs,
+                standing,
+            }) => {
+                assert!(retry_after_secs >= 1);
+                assert_eq!((standing.policy, standing.remaining), ("login", 0));
+            }
             other => panic!("expected a rate limit, got {other:?}"),
         }
         assert!(limits.check(Limited::Login, b).is_ok());

@@ -17,7 +17,41 @@ pub enum OverLimit {
         max: usize,
         per: &'static str,
         retry_after_secs: u64,
+        /// Where the caller stands: nothing left until `retry_after_secs`.
+        standing: Standing,
     },
+}
+
+/// Where a caller stands against one rate limit, as the IETF `RateLimit-Policy`
+/// and `RateLimit` header fields say it (draft-ietf-httpapi-ratelimit-headers):
+/// the policy's quota in its window, what remains of it, and the seconds until
+/// more is available again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Standing {
+    /// The policy's name (`login`, `chat`, …), the same in both fields.
+    pub policy: &'static str,
+    pub quota: usize,
+    pub window_secs: u64,
+    pub remaining: usize,
+    pub reset_secs: u64,
+}
+
+impl Standing {
+    /// `RateLimit-Policy: "chat";q=10;w=60`
+    pub fn policy_field(&self) -> String {
+        format!(
+            "\"{}\";q={};w={}",
+            self.policy, self.quota, self.window_secs
+        )
+    }
+
+    /// `RateLimit: "chat";r=7;t=42`
+    pub fn limit_field(&self) -> String {
+        format!(
+            "\"{}\";r={};t={}",
+            self.policy, self.remaining, self.reset_secs
+        )
+    }
 }
 
 /// At most `max` held at once.
@@ -48,6 +82,8 @@ pub struct Rate {
     pub window: Duration,
     /// How the window reads in a message ("an hour").
     pub per: &'static str,
+    /// Its name in the `RateLimit` header fields.
+    pub policy: &'static str,
 }
 
 impl Rate {
@@ -57,20 +93,45 @@ impl Rate {
     }
 
     /// Whether once more is allowed, given when it was done within the
-    /// window (any order).
-    pub fn admit(&self, done_at: &[NaiveDateTime], now: NaiveDateTime) -> Result<(), OverLimit> {
+    /// window (any order); if so, where the caller stands once it is done.
+    pub fn admit(
+        &self,
+        done_at: &[NaiveDateTime],
+        now: NaiveDateTime,
+    ) -> Result<Standing, OverLimit> {
         if done_at.len() < self.max {
-            return Ok(());
+            let mut after = done_at.to_vec();
+            after.push(now);
+            return Ok(self.standing(&after, now));
         }
         // The oldest that must leave the window before one more fits.
         let mut times = done_at.to_vec();
         times.sort();
         let frees_at = times[times.len() - self.max] + self.window;
+        let retry_after_secs = (frees_at - now).num_seconds().max(1) as u64;
         Err(OverLimit::Rate {
             max: self.max,
             per: self.per,
-            retry_after_secs: (frees_at - now).num_seconds().max(1) as u64,
+            retry_after_secs,
+            standing: Standing {
+                remaining: 0,
+                reset_secs: retry_after_secs,
+                ..self.standing(&[], now)
+            },
         })
+    }
+
+    /// Where the caller stands, given when it was done within the window:
+    /// what remains, and when the oldest leaves the window (0 when none).
+    pub fn standing(&self, done_at: &[NaiveDateTime], now: NaiveDateTime) -> Standing {
+        let oldest = done_at.iter().min();
+        Standing {
+            policy: self.policy,
+            quota: self.max,
+            window_secs: self.window.num_seconds().max(0) as u64,
+            remaining: self.max.saturating_sub(done_at.len()),
+            reset_secs: oldest.map_or(0, |t| (*t + self.window - now).num_seconds().max(0) as u64),
+        }
     }
 }
 
@@ -108,10 +169,11 @@ impl Limits {
         verification_mails_per_day: usize,
         pings_per_hour: usize,
     ) -> Self {
-        let hourly = |max| Rate {
+        let hourly = |max, policy| Rate {
             max,
             window: Duration::hours(1),
             per: "an hour",
+            policy,
         };
         Self {
             webhooks: Quota {
@@ -126,17 +188,19 @@ impl Limits {
                 what: "seats in games not yet over",
                 max: unfinished_games,
             },
-            games_created: hourly(games_per_hour),
+            games_created: hourly(games_per_hour, "games"),
             verification_mails: Rate {
                 max: verification_mails_per_day,
                 window: Duration::days(1),
                 per: "a day",
+                policy: "verification-mail",
             },
-            pings: hourly(pings_per_hour),
+            pings: hourly(pings_per_hour, "ping"),
             chat_messages: Rate {
                 max: 10,
                 window: Duration::minutes(1),
                 per: "a minute in one game",
+                policy: "chat",
             },
             bot_games: Quota {
                 what: "games with computer players not yet over",
@@ -185,9 +249,14 @@ mod tests {
             max: 2,
             window: Duration::hours(1),
             per: "an hour",
+            policy: "test",
         };
         let now = at(60);
-        assert!(r.admit(&[at(10)], now).is_ok());
+        let standing = r.admit(&[at(10)], now).unwrap();
+        assert_eq!((standing.remaining, standing.reset_secs), (0, 10 * 60));
+        assert_eq!(standing.policy_field(), "\"test\";q=2;w=3600");
+        assert_eq!(standing.limit_field(), "\"test\";r=0;t=600");
+        assert_eq!(r.admit(&[], now).unwrap().remaining, 1);
         match r.admit(&[at(30), at(10), at(50)], now) {
             Err(OverLimit::Rate {
                 retry_after_secs, ..

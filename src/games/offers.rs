@@ -8,7 +8,7 @@
 use chrono::{Duration, NaiveDateTime};
 
 use crate::db::{self, DbConnection};
-use crate::domain::limits::Rate;
+use crate::domain::limits::{Rate, Standing};
 use crate::rules::Player;
 
 use super::GameError;
@@ -38,6 +38,23 @@ pub fn interval() -> Duration {
     Duration::hours(24)
 }
 
+/// Where a player stands just after an offer: none left of that kind until
+/// they move, or a day passes.
+pub fn spent() -> Standing {
+    // (Any instant: only the window from the offer to now counts.)
+    let at = NaiveDateTime::default();
+    rate().standing(&[at], at)
+}
+
+fn rate() -> Rate {
+    Rate {
+        max: 1,
+        window: interval(),
+        per: "move of yours (or day)",
+        policy: "offers",
+    }
+}
+
 /// Admits `user_id`'s offer in the game now and records it, or says when
 /// they may make it. In the offer's transaction, after every other check.
 pub(super) fn admit(
@@ -46,15 +63,11 @@ pub(super) fn admit(
     user_id: &str,
     offer: Offer,
     now: NaiveDateTime,
-) -> Result<(), GameError> {
+) -> Result<Standing, GameError> {
     let kind = offer.as_str();
+    let once = rate();
     if let Some(last) = db::offers::last_made(conn, game_id, user_id, kind)? {
         if !db::offers::moved_since(conn, game_id, user_id, last)? {
-            let once = Rate {
-                max: 1,
-                window: interval(),
-                per: "move of yours (or day)",
-            };
             let within: Vec<NaiveDateTime> = [last]
                 .into_iter()
                 .filter(|t| *t > once.since(now))
@@ -63,5 +76,6 @@ pub(super) fn admit(
         }
     }
     db::offers::record(conn, game_id, user_id, kind, now)?;
-    Ok(())
+    // This one is spent until a move of the player's, or a day.
+    Ok(once.standing(&[now], now))
 }

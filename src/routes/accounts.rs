@@ -102,13 +102,16 @@ pub async fn register(
     state: web::Data<AppState>,
     body: ApiJson<RegisterRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    state
+    let standing = state
         .rate_limits
         .check(Limited::Registration, super::client_ip(&req, &state))?;
-    let registration = body.0.parse()?;
-    let user = accounts::register(&state, registration).await?;
-    tracing::info!(user_id = %user.id, "account registered");
-    Ok(HttpResponse::Created()
-        .insert_header(("Location", format!("/api/v1/users/{}", user.username)))
-        .json(Account::from(user)))
+    let answer = async {
+        let registration = body.0.parse()?;
+        let user = accounts::register(&state, registration).await?;
+        tracing::info!(user_id = %user.id, "account registered");
+        Ok(HttpResponse::Created()
+            .insert_header(("Location", format!("/api/v1/users/{}", user.username)))
+            .json(Account::from(user)))
+    };
+    super::limited(answer.await, &standing)
 }

@@ -93,12 +93,15 @@ pub async fn token(
     body: ApiJson<TokenRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let client = super::client_ip(&req, &state);
-    state.rate_limits.check(Limited::Login, client)?;
-    let TokenRequest { username, password } = body.0;
-    required("username", &username)?;
-    required("password", &password)?;
-    let pair = accounts::log_in(&state, username, password, client).await?;
-    Ok(no_store(TokenResponse::from(pair)))
+    let standing = state.rate_limits.check(Limited::Login, client)?;
+    let answer = async {
+        let TokenRequest { username, password } = body.0;
+        required("username", &username)?;
+        required("password", &password)?;
+        let pair = accounts::log_in(&state, username, password, client).await?;
+        Ok(no_store(TokenResponse::from(pair)))
+    };
+    super::limited(answer.await, &standing)
 }
 
 /// Rotate a refresh token: the presented token is spent and a new pair is
@@ -123,12 +126,15 @@ pub async fn refresh(
     state: web::Data<AppState>,
     body: ApiJson<RefreshRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    state
+    let standing = state
         .rate_limits
         .check(Limited::Refresh, super::client_ip(&req, &state))?;
-    required("refresh_token", &body.0.refresh_token)?;
-    let pair = accounts::refresh(&state, body.0.refresh_token).await?;
-    Ok(no_store(TokenResponse::from(pair)))
+    let answer = async {
+        required("refresh_token", &body.0.refresh_token)?;
+        let pair = accounts::refresh(&state, body.0.refresh_token).await?;
+        Ok(no_store(TokenResponse::from(pair)))
+    };
+    super::limited(answer.await, &standing)
 }
 
 /// Log out: revoke the session the refresh token belongs to, including its

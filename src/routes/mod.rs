@@ -231,6 +231,32 @@ pub enum AuthProblems {
     Unauthenticated(Problem),
 }
 
+/// The answer of a rate-limited operation, success or failure, with the
+/// `RateLimit-Policy` and `RateLimit` header fields of where the caller
+/// stands (draft-ietf-httpapi-ratelimit-headers). A 429 keeps its own.
+pub(crate) fn limited(
+    answer: Result<HttpResponse, ApiError>,
+    standing: &crate::domain::limits::Standing,
+) -> Result<HttpResponse, ApiError> {
+    use actix_web::http::header::{HeaderName, HeaderValue};
+    use actix_web::ResponseError as _;
+    let mut res = answer.unwrap_or_else(|e| e.error_response());
+    let fields = [
+        ("ratelimit-policy", standing.policy_field()),
+        ("ratelimit", standing.limit_field()),
+    ];
+    for (name, value) in fields {
+        let name = HeaderName::from_static(name);
+        if let (false, Ok(value)) = (
+            res.headers().contains_key(&name),
+            HeaderValue::from_str(&value),
+        ) {
+            res.headers_mut().insert(name, value);
+        }
+    }
+    Ok(res)
+}
+
 /// Answer for paths no resource claims.
 pub async fn not_found() -> Result<HttpResponse, ApiError> {
     Err(ApiError::RouteNotFound)

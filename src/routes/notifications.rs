@@ -172,8 +172,14 @@ pub async fn resend(
     auth: Authenticated,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    accounts::resend_verification(&state, auth.user_id).await?;
-    Ok(HttpResponse::Accepted().finish())
+    let answer = accounts::resend_verification(&state, auth.user_id.clone())
+        .await
+        .map(|()| HttpResponse::Accepted().finish())
+        .map_err(ApiError::from);
+    let counted = accounts::limits::Counted::VerificationMails;
+    let now = state.clock.now();
+    let standing = accounts::limits::standing(&state, &auth.user_id, counted, now).await?;
+    super::limited(answer, &standing)
 }
 
 /// The token of a link from mail.

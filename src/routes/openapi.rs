@@ -102,7 +102,7 @@ use crate::routes::access::{access_of, Access};
         crate::routes::schemas::Seat,
         crate::routes::schemas::Cursor,
     )),
-    modifiers(&SecuritySchemes, &Security, &ServerErrors, &Links, &ParametersNotNull),
+    modifiers(&SecuritySchemes, &Security, &ServerErrors, &RateLimitHeaders, &Links, &ParametersNotNull),
     tags(
         (name = "health", description = "Liveness and readiness"),
         (name = "accounts", description = "Registration, address verification, one-click unsubscribe"),
@@ -199,6 +199,64 @@ impl Modify for Security {
             unruled.is_empty(),
             "operations without an access rule in routes::access: {unruled:?}"
         );
+    }
+}
+
+/// The operations under a rate limit, with the policy named in their
+/// `RateLimit-Policy` and `RateLimit` header fields (README, "Limits").
+pub const RATE_LIMITED: &[(&str, &str)] = &[
+    ("log_in", "login"),
+    ("register_account", "registration"),
+    ("refresh_token", "refresh"),
+    ("create_game", "games"),
+    ("import_game", "games"),
+    ("resend_verification", "verification-mail"),
+    ("ping_webhook", "ping"),
+    ("post_chat", "chat"),
+    ("offer_draw", "offers"),
+    ("propose_alliance", "offers"),
+];
+
+/// Every answer of a rate-limited operation says where the caller stands, in
+/// the IETF `RateLimit-Policy` and `RateLimit` header fields
+/// (draft-ietf-httpapi-ratelimit-headers): described on each of its responses.
+struct RateLimitHeaders;
+
+impl Modify for RateLimitHeaders {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let text = || {
+            utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::schema::Type::String)
+        };
+        for item in openapi.paths.paths.values_mut() {
+            for (_, operation) in operations_of(item) {
+                let id = operation.operation_id.clone().unwrap_or_default();
+                let Some((_, policy)) = RATE_LIMITED.iter().find(|(op, _)| *op == id) else {
+                    continue;
+                };
+                let policy_field = utoipa::openapi::HeaderBuilder::new()
+                    .schema(text())
+                    .description(Some(format!(
+                        "The limit: `\"{policy}\";q=<quota>;w=<window in seconds>`"
+                    )))
+                    .build();
+                let limit_field = utoipa::openapi::HeaderBuilder::new()
+                    .schema(text())
+                    .description(Some(format!(
+                        "Where you stand: `\"{policy}\";r=<remaining>;t=<seconds until more is available>`"
+                    )))
+                    .build();
+                for response in operation.responses.responses.values_mut() {
+                    if let utoipa::openapi::RefOr::T(response) = response {
+                        response
+                            .headers
+                            .insert("RateLimit-Policy".into(), policy_field.clone());
+                        response
+                            .headers
+                            .insert("RateLimit".into(), limit_field.clone());
+                    }
+                }
+            }
+        }
     }
 }
 

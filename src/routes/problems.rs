@@ -21,8 +21,16 @@ impl From<ScopeMissing> for ApiError {
 }
 
 impl From<RateLimited> for ApiError {
-    fn from(RateLimited { retry_after_secs }: RateLimited) -> Self {
-        ApiError::RateLimited { retry_after_secs }
+    fn from(
+        RateLimited {
+            retry_after_secs,
+            standing,
+        }: RateLimited,
+    ) -> Self {
+        ApiError::RateLimited {
+            retry_after_secs,
+            standing: Some(standing),
+        }
     }
 }
 
@@ -38,8 +46,13 @@ impl From<OverLimit> for ApiError {
                 detail: format!("{e}; remove some first."),
             },
             OverLimit::Rate {
-                retry_after_secs, ..
-            } => ApiError::RateLimited { retry_after_secs },
+                retry_after_secs,
+                standing,
+                ..
+            } => ApiError::RateLimited {
+                retry_after_secs,
+                standing: Some(standing),
+            },
         }
     }
 }
@@ -105,10 +118,14 @@ impl From<AccountError> for ApiError {
                 title: "Already verified",
                 detail: "Your email address is already verified.".into(),
             },
-            AccountError::TooSoon { retry_after_secs } => ApiError::RateLimited { retry_after_secs },
-            AccountError::PasswordAttemptsBlocked { retry_after_secs } => {
-                ApiError::RateLimited { retry_after_secs }
-            }
+            AccountError::TooSoon { retry_after_secs } => ApiError::RateLimited {
+                retry_after_secs,
+                standing: None,
+            },
+            AccountError::PasswordAttemptsBlocked { retry_after_secs } => ApiError::RateLimited {
+                retry_after_secs,
+                standing: None,
+            },
             AccountError::LinkExpired => ApiError::Refused {
                 status: StatusCode::GONE,
                 code: "link-expired",

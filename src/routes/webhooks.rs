@@ -362,15 +362,19 @@ pub async fn ping(
     path: web::Path<WebhookId>,
 ) -> Result<HttpResponse, ApiError> {
     let now = state.clock.now();
-    let delivery = service::ping(
+    let answer = service::ping(
         &state.pool,
         state.webhooks.limits,
-        auth.user_id,
+        auth.user_id.clone(),
         path.into_inner(),
         now,
     )
-    .await?;
-    Ok(HttpResponse::Accepted().json(DeliveryView::from(delivery)))
+    .await
+    .map(|delivery| HttpResponse::Accepted().json(DeliveryView::from(delivery)))
+    .map_err(ApiError::from);
+    let counted = crate::accounts::limits::Counted::Pings;
+    let standing = crate::accounts::limits::standing(&state, &auth.user_id, counted, now).await?;
+    super::limited(answer, &standing)
 }
 
 /// The webhook's latest deliveries (at most 100, newest first), each with its attempts.

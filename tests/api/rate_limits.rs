@@ -105,8 +105,85 @@ async fn without_trusted_proxies_forwarded_for_is_ignored(backend: Backend) {
     assert_limited(login_via(&app, "203.0.113.3").await).await;
 }
 
+/// The `(RateLimit-Policy, RateLimit)` header fields of an answer.
+fn fields(res: &Response) -> (String, String) {
+    let get = |name: &str| {
+        res.headers()
+            .get(name)
+            .unwrap_or_else(|| panic!("no {name} on {}", res.status()))
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    (get("ratelimit-policy"), get("ratelimit"))
+}
+
+/// Every answer of a rate-limited operation, refused or not, says where the
+/// caller stands (IETF `RateLimit-Policy` and `RateLimit`), and a 429 keeps
+/// `Retry-After`; the document describes the fields on those operations.
+async fn rate_limited_answers_say_where_the_caller_stands(backend: Backend) {
+    let app = spawn_app_with(backend, |s| {
+        s.auth.rate_limit_per_minute = NonZeroU32::new(5).unwrap();
+        s.limits.chat_messages.max = 2;
+    })
+    .await;
+    let user = app.register_user("rlh_alice").await;
+    let res = app.login("rlh_alice", "not the password").await;
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        fields(&res),
+        ("\"login\";q=5;w=60".into(), "\"login\";r=4;t=12".into())
+    );
+    let token = app.tokens_for(&user).await.access;
+
+    let game = app
+        .authed(
+            reqwest::Method::POST,
+            "/api/v1/games",
+            &token,
+            Some(&serde_json::json!({"bots": [1, 2]})),
+        )
+        .await;
+    assert_eq!(game.status(), StatusCode::CREATED);
+    let (policy, limit) = fields(&game);
+    assert_eq!(policy, "\"games\";q=30;w=3600");
+    assert!(limit.starts_with("\"games\";r=29;t="), "{limit}");
+    let id = game.json::<serde_json::Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (path, body) = (
+        format!("/api/v1/games/{id}/chat"),
+        serde_json::json!({"text": "hi"}),
+    );
+    let say = || app.authed(reqwest::Method::POST, &path, &token, Some(&body));
+    let first = say().await;
+    let (_, limit) = fields(&first);
+    let t: u64 = limit
+        .strip_prefix("\"chat\";r=1;t=")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((55..=60).contains(&t), "{limit}");
+    say().await;
+    let refused = say().await;
+    assert_eq!(
+        fields(&refused).1.split(";t=").next().unwrap(),
+        "\"chat\";r=0"
+    );
+    assert_limited(refused).await;
+
+    let doc: serde_json::Value = app.openapi_json().await.json().await.unwrap();
+    let ok = &doc["paths"]["/api/v1/games/{id}/chat"]["post"]["responses"]["201"]["headers"];
+    assert!(
+        ok["RateLimit"].is_object() && ok["RateLimit-Policy"].is_object(),
+        "{ok}"
+    );
+}
+
 crate::on_both_backends!(
     login_registration_and_refresh_are_limited,
+    rate_limited_answers_say_where_the_caller_stands,
     behind_a_trusted_proxy_each_client_has_its_own_allowance,
     without_trusted_proxies_forwarded_for_is_ignored,
 );

@@ -2328,6 +2328,10 @@ export interface operations {
             /** @description Account created */
             201: {
                 headers: {
+                    /** @description Where you stand: `"registration";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"registration";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2337,6 +2341,10 @@ export interface operations {
             /** @description The body is not valid JSON (`malformed-json`). */
             400: {
                 headers: {
+                    /** @description Where you stand: `"registration";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"registration";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2346,6 +2354,10 @@ export interface operations {
             /** @description The body did not arrive in time (`request-timeout`); the connection is closed */
             408: {
                 headers: {
+                    /** @description Where you stand: `"registration";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"registration";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2355,6 +2367,10 @@ export interface operations {
             /** @description Username already taken (`username-taken`). An address another account holds is not refused, so as not to tell who is registered: the new account claims it, and the mail that would verify it tells the address's owner instead */
             409: {
                 headers: {
+                    /** @description Where you stand: `"registration";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"registration";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2364,6 +2380,10 @@ export interface operations {
             /** @description The body is larger than `SANNIN_MAX_BODY_BYTES` (`payload-too-large`). */
             413: {
                 headers: {
+                    /** @description Where you stand: `"registration";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"registration";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2373,6 +2393,10 @@ export interface operations {
             /** @description The body is not sent as `application/json` (`unsupported-media-type`). */
             415: {
                 headers: {
+                    /** @description Where you stand: `"registration";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"registration";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2382,6 +2406,10 @@ export interface operations {
             /** @description Invalid fields */
             422: {
                 headers: {
+                    /** @description Where you stand: `"registration";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"registration";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2391,6 +2419,10 @@ export interface operations {
             /** @description Too many registrations from this address; see `Retry-After` */
             429: {
                 headers: {
+                    /** @description Where you stand: `"registration";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"registration";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2402,6 +2434,10 @@ export interface operations {
             /** @description Internal error (`internal-error`); details are only logged */
             500: {
                 headers: {
+                    /** @description Where you stand: `"registration";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"registration";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2411,6 +2447,10 @@ export interface operations {
             /** @description The database is unavailable (`service-unavailable`): send the same request again after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Where you stand: `"registration";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"registration";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2544,6 +2584,10 @@ export interface operations {
             /** @description New token pair */
             200: {
                 headers: {
+                    /** @description Where you stand: `"refresh";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"refresh";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2553,6 +2597,10 @@ export interface operations {
             /** @description The body is not valid JSON (`malformed-json`). */
             400: {
                 headers: {
+                    /** @description Where you stand: `"refresh";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"refresh";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2562,6 +2610,10 @@ export interface operations {
             /** @description Unknown, expired or revoked (`invalid-refresh-token`) or already used (`refresh-token-reused`; the session is now revoked) */
             401: {
                 headers: {
+                    /** @description Where you stand: `"refresh";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"refresh";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2571,6 +2623,10 @@ export interface operations {
             /** @description The body did not arrive in time (`request-timeout`); the connection is closed */
             408: {
                 headers: {
+                    /** @description Where you stand: `"refresh";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"refresh";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2580,6 +2636,10 @@ export interface operations {
             /** @description The body is larger than `SANNIN_MAX_BODY_BYTES` (`payload-too-large`). */
             413: {
                 headers: {
+                    /** @description Where you stand: `"refresh";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"refresh";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2589,6 +2649,10 @@ export interface operations {
             /** @description The body is not sent as `application/json` (`unsupported-media-type`). */
             415: {
                 headers: {
+                    /** @description Where you stand: `"refresh";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"refresh";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2598,6 +2662,10 @@ export interface operations {
             /** @description Missing or ill-typed fields */
             422: {
                 headers: {
+                    /** @description Where you stand: `"refresh";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"refresh";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2607,6 +2675,10 @@ export interface operations {
             /** @description Too many refreshes from this address; see `Retry-After` */
             429: {
                 headers: {
+                    /** @description Where you stand: `"refresh";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"refresh";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2618,6 +2690,10 @@ export interface operations {
             /** @description Internal error (`internal-error`); details are only logged */
             500: {
                 headers: {
+                    /** @description Where you stand: `"refresh";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"refresh";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2627,6 +2703,10 @@ export interface operations {
             /** @description The database is unavailable (`service-unavailable`): send the same request again after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Where you stand: `"refresh";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"refresh";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2653,6 +2733,10 @@ export interface operations {
             /** @description Logged in */
             200: {
                 headers: {
+                    /** @description Where you stand: `"login";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"login";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2662,6 +2746,10 @@ export interface operations {
             /** @description The body is not valid JSON (`malformed-json`). */
             400: {
                 headers: {
+                    /** @description Where you stand: `"login";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"login";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2671,6 +2759,10 @@ export interface operations {
             /** @description Unknown user or wrong password (`invalid-credentials`, the same for both) */
             401: {
                 headers: {
+                    /** @description Where you stand: `"login";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"login";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2680,6 +2772,10 @@ export interface operations {
             /** @description The body did not arrive in time (`request-timeout`); the connection is closed */
             408: {
                 headers: {
+                    /** @description Where you stand: `"login";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"login";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2689,6 +2785,10 @@ export interface operations {
             /** @description The body is larger than `SANNIN_MAX_BODY_BYTES` (`payload-too-large`). */
             413: {
                 headers: {
+                    /** @description Where you stand: `"login";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"login";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2698,6 +2798,10 @@ export interface operations {
             /** @description The body is not sent as `application/json` (`unsupported-media-type`). */
             415: {
                 headers: {
+                    /** @description Where you stand: `"login";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"login";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2707,6 +2811,10 @@ export interface operations {
             /** @description Missing or ill-typed fields */
             422: {
                 headers: {
+                    /** @description Where you stand: `"login";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"login";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2716,6 +2824,10 @@ export interface operations {
             /** @description Too many log-in attempts from this address, or too many wrong passwords for this account (or name) from networks it has not logged in from; see `Retry-After` */
             429: {
                 headers: {
+                    /** @description Where you stand: `"login";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"login";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2727,6 +2839,10 @@ export interface operations {
             /** @description Internal error (`internal-error`); details are only logged */
             500: {
                 headers: {
+                    /** @description Where you stand: `"login";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"login";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2736,6 +2852,10 @@ export interface operations {
             /** @description The database is unavailable (`service-unavailable`): send the same request again after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Where you stand: `"login";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"login";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3060,6 +3180,10 @@ export interface operations {
             /** @description Created; invitees are asked, open seats wait */
             201: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3069,6 +3193,10 @@ export interface operations {
             /** @description The body is not valid JSON (`malformed-json`). */
             400: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3082,6 +3210,10 @@ export interface operations {
              */
             401: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3091,6 +3223,10 @@ export interface operations {
             /** @description The token lacks `games:play` (`insufficient-scope`) */
             403: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3100,6 +3236,10 @@ export interface operations {
             /** @description The body did not arrive in time (`request-timeout`); the connection is closed */
             408: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3109,6 +3249,10 @@ export interface operations {
             /** @description You hold as many seats in unfinished games as you may (`quota-exceeded`, 200 by default) */
             409: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3118,6 +3262,10 @@ export interface operations {
             /** @description The body is larger than `SANNIN_MAX_BODY_BYTES` (`payload-too-large`). */
             413: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3127,6 +3275,10 @@ export interface operations {
             /** @description The body is not sent as `application/json` (`unsupported-media-type`). */
             415: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3136,6 +3288,10 @@ export interface operations {
             /** @description Invalid fields, or an unknown username to invite */
             422: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3145,6 +3301,10 @@ export interface operations {
             /** @description You created as many games as you may this hour (`rate-limited`, 30 by default, imports included) */
             429: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3156,6 +3316,10 @@ export interface operations {
             /** @description Internal error (`internal-error`); details are only logged */
             500: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3165,6 +3329,10 @@ export interface operations {
             /** @description The database is unavailable (`service-unavailable`): send the same request again after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3191,6 +3359,10 @@ export interface operations {
             /** @description Imported */
             201: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3200,6 +3372,10 @@ export interface operations {
             /** @description The body is not valid JSON (`malformed-json`). */
             400: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3213,6 +3389,10 @@ export interface operations {
              */
             401: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3222,6 +3402,10 @@ export interface operations {
             /** @description The body did not arrive in time (`request-timeout`); the connection is closed */
             408: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3231,6 +3415,10 @@ export interface operations {
             /** @description The body is larger than `SANNIN_MAX_BODY_BYTES` (`payload-too-large`). */
             413: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3240,6 +3428,10 @@ export interface operations {
             /** @description The body is not sent as `application/json` (`unsupported-media-type`). */
             415: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3249,6 +3441,10 @@ export interface operations {
             /** @description The record does not read or replay; the field error names the line, column and reason */
             422: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3258,6 +3454,10 @@ export interface operations {
             /** @description You created as many games as you may this hour (`rate-limited`, 30 by default, imports included) */
             429: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3269,6 +3469,10 @@ export interface operations {
             /** @description Internal error (`internal-error`); details are only logged */
             500: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3278,6 +3482,10 @@ export interface operations {
             /** @description The database is unavailable (`service-unavailable`): send the same request again after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Where you stand: `"games";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"games";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3392,6 +3600,10 @@ export interface operations {
             /** @description Proposed */
             201: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3401,6 +3613,10 @@ export interface operations {
             /** @description The body is not valid JSON (`malformed-json`). */
             400: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3414,6 +3630,10 @@ export interface operations {
              */
             401: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3423,6 +3643,10 @@ export interface operations {
             /** @description Not a player (`not-a-player`) */
             403: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3432,6 +3656,10 @@ export interface operations {
             /** @description No such game */
             404: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3441,6 +3669,10 @@ export interface operations {
             /** @description The body did not arrive in time (`request-timeout`); the connection is closed */
             408: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,6 +3682,10 @@ export interface operations {
             /** @description No alliance is possible now (`alliance-not-allowed`), or you already proposed (`game-state`) */
             409: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3459,6 +3695,10 @@ export interface operations {
             /** @description The body is larger than `SANNIN_MAX_BODY_BYTES` (`payload-too-large`). */
             413: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3468,6 +3708,10 @@ export interface operations {
             /** @description The body is not sent as `application/json` (`unsupported-media-type`). */
             415: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3477,6 +3721,10 @@ export interface operations {
             /** @description Invalid seat */
             422: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3486,6 +3734,10 @@ export interface operations {
             /** @description Too many requests in flight from your address (`too-many-in-flight`) */
             429: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3497,6 +3749,10 @@ export interface operations {
             /** @description Internal error (`internal-error`); details are only logged */
             500: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3506,6 +3762,10 @@ export interface operations {
             /** @description The database is unavailable (`service-unavailable`): send the same request again after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4096,6 +4356,10 @@ export interface operations {
             /** @description Written; the recipients hear of it (`game.chat`) */
             201: {
                 headers: {
+                    /** @description Where you stand: `"chat";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"chat";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4105,6 +4369,10 @@ export interface operations {
             /** @description The body is not valid JSON (`malformed-json`). */
             400: {
                 headers: {
+                    /** @description Where you stand: `"chat";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"chat";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4118,6 +4386,10 @@ export interface operations {
              */
             401: {
                 headers: {
+                    /** @description Where you stand: `"chat";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"chat";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4127,6 +4399,10 @@ export interface operations {
             /** @description Not a player (`not-a-player`) */
             403: {
                 headers: {
+                    /** @description Where you stand: `"chat";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"chat";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4136,6 +4412,10 @@ export interface operations {
             /** @description No such game */
             404: {
                 headers: {
+                    /** @description Where you stand: `"chat";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"chat";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4145,6 +4425,10 @@ export interface operations {
             /** @description The body did not arrive in time (`request-timeout`); the connection is closed */
             408: {
                 headers: {
+                    /** @description Where you stand: `"chat";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"chat";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4154,6 +4438,10 @@ export interface operations {
             /** @description The body is larger than `SANNIN_MAX_BODY_BYTES` (`payload-too-large`). */
             413: {
                 headers: {
+                    /** @description Where you stand: `"chat";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"chat";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4163,6 +4451,10 @@ export interface operations {
             /** @description The body is not sent as `application/json` (`unsupported-media-type`). */
             415: {
                 headers: {
+                    /** @description Where you stand: `"chat";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"chat";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4172,6 +4464,10 @@ export interface operations {
             /** @description Empty or too long text, a control character, or a message to yourself or an empty seat */
             422: {
                 headers: {
+                    /** @description Where you stand: `"chat";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"chat";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4181,6 +4477,10 @@ export interface operations {
             /** @description Too many messages for now (`rate-limited`, with `Retry-After`) */
             429: {
                 headers: {
+                    /** @description Where you stand: `"chat";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"chat";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4190,6 +4490,10 @@ export interface operations {
             /** @description Internal error (`internal-error`); details are only logged */
             500: {
                 headers: {
+                    /** @description Where you stand: `"chat";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"chat";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4199,6 +4503,10 @@ export interface operations {
             /** @description The database is unavailable (`service-unavailable`): send the same request again after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Where you stand: `"chat";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"chat";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4658,6 +4966,10 @@ export interface operations {
             /** @description Offered; the game with its `draw_offer` */
             200: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4671,6 +4983,10 @@ export interface operations {
              */
             401: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4680,6 +4996,10 @@ export interface operations {
             /** @description Not a player (`not-a-player`) */
             403: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4689,6 +5009,10 @@ export interface operations {
             /** @description No such game */
             404: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4698,6 +5022,10 @@ export interface operations {
             /** @description Another player's offer stands: answer it (`game-state`); the game has not started (`game-state`); you are out of the game (`not-playing`) */
             409: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4707,6 +5035,10 @@ export interface operations {
             /** @description The game is over (`game-over`) */
             410: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4716,6 +5048,10 @@ export interface operations {
             /** @description Too many requests in flight from your address (`too-many-in-flight`) */
             429: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4727,6 +5063,10 @@ export interface operations {
             /** @description Internal error (`internal-error`); details are only logged */
             500: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4736,6 +5076,10 @@ export interface operations {
             /** @description The database is unavailable (`service-unavailable`): send the same request again after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Where you stand: `"offers";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"offers";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6302,6 +6646,10 @@ export interface operations {
             /** @description A new link is on its way */
             202: {
                 headers: {
+                    /** @description Where you stand: `"verification-mail";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"verification-mail";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6313,6 +6661,10 @@ export interface operations {
              */
             401: {
                 headers: {
+                    /** @description Where you stand: `"verification-mail";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"verification-mail";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6322,6 +6674,10 @@ export interface operations {
             /** @description The token lacks `account:write` (`insufficient-scope`) */
             403: {
                 headers: {
+                    /** @description Where you stand: `"verification-mail";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"verification-mail";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6331,6 +6687,10 @@ export interface operations {
             /** @description The address is already verified (`already-verified`) */
             409: {
                 headers: {
+                    /** @description Where you stand: `"verification-mail";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"verification-mail";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6340,6 +6700,10 @@ export interface operations {
             /** @description A link went out less than a minute ago, or the account had as many verification mails as it may today (`rate-limited`, with `Retry-After`) */
             429: {
                 headers: {
+                    /** @description Where you stand: `"verification-mail";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"verification-mail";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6349,6 +6713,10 @@ export interface operations {
             /** @description Internal error (`internal-error`); details are only logged */
             500: {
                 headers: {
+                    /** @description Where you stand: `"verification-mail";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"verification-mail";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6358,6 +6726,10 @@ export interface operations {
             /** @description The database is unavailable (`service-unavailable`): send the same request again after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Where you stand: `"verification-mail";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"verification-mail";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8348,6 +8720,10 @@ export interface operations {
             /** @description Queued; the delivery's log follows its attempts */
             202: {
                 headers: {
+                    /** @description Where you stand: `"ping";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"ping";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8361,6 +8737,10 @@ export interface operations {
              */
             401: {
                 headers: {
+                    /** @description Where you stand: `"ping";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"ping";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8370,6 +8750,10 @@ export interface operations {
             /** @description The token lacks `webhooks:manage` (`insufficient-scope`) */
             403: {
                 headers: {
+                    /** @description Where you stand: `"ping";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"ping";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8379,6 +8763,10 @@ export interface operations {
             /** @description You have no webhook with this id (`not-found`) */
             404: {
                 headers: {
+                    /** @description Where you stand: `"ping";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"ping";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8388,6 +8776,10 @@ export interface operations {
             /** @description The account pinged as often as it may this hour (`rate-limited`, 10 by default) */
             429: {
                 headers: {
+                    /** @description Where you stand: `"ping";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"ping";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8399,6 +8791,10 @@ export interface operations {
             /** @description Internal error (`internal-error`); details are only logged */
             500: {
                 headers: {
+                    /** @description Where you stand: `"ping";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"ping";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8408,6 +8804,10 @@ export interface operations {
             /** @description The database is unavailable (`service-unavailable`): send the same request again after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Where you stand: `"ping";r=<remaining>;t=<seconds until more is available>` */
+                    RateLimit?: string;
+                    /** @description The limit: `"ping";q=<quota>;w=<window in seconds>` */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;

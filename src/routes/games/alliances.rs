@@ -49,7 +49,8 @@ pub async fn propose(
     let to = seat_param("to", &body.0.to)?;
     let now = state.clock.now();
     let p = alliances::propose_alliance(&state.games, &auth.user_id, &path, to, now).await?;
-    Ok(HttpResponse::Created().json(ProposalView::from(p)))
+    let res = HttpResponse::Created().json(ProposalView::from(p));
+    crate::routes::limited(Ok(res), &crate::games::offers::spent())
 }
 
 /// A proposal and the game after the answer.

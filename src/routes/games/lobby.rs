@@ -8,6 +8,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::view::{game_view, GameView};
 use super::{query, seat_param};
+use crate::accounts::limits::{self, Counted};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, Problem};
 use crate::games::lobby::{self, GameRequest, NewGame};
@@ -117,11 +118,17 @@ pub async fn create(
     state: web::Data<AppState>,
     body: ApiJson<CreateGameRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let new = body.0.parse()?;
-    let g = lobby::create_game(&state.games, &auth.user_id, new, state.clock.now()).await?;
-    Ok(HttpResponse::Created()
-        .insert_header((header::LOCATION, format!("/api/v1/games/{}", g.game.row.id)))
-        .json(game_view(&g, Some(&auth.user_id))))
+    let now = state.clock.now();
+    let answer = async {
+        let new = body.0.parse()?;
+        let g = lobby::create_game(&state.games, &auth.user_id, new, now).await?;
+        Ok(HttpResponse::Created()
+            .insert_header((header::LOCATION, format!("/api/v1/games/{}", g.game.row.id)))
+            .json(game_view(&g, Some(&auth.user_id))))
+    };
+    let answer = answer.await;
+    let standing = limits::standing(&state, &auth.user_id, Counted::Games, now).await?;
+    crate::routes::limited(answer, &standing)
 }
 
 #[derive(Deserialize, IntoParams)]

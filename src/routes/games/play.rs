@@ -120,7 +120,8 @@ pub async fn offer_draw(
     path: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
     let g = draws::offer_draw(&state.games, &auth.user_id, &path, state.clock.now()).await?;
-    Ok(HttpResponse::Ok().json(game_view(&g, Some(&auth.user_id))))
+    let res = HttpResponse::Ok().json(game_view(&g, Some(&auth.user_id)));
+    crate::routes::limited(Ok(res), &crate::games::offers::spent())
 }
 
 /// Accept the standing draw offer. When every living player has accepted, the game

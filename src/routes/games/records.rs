@@ -75,12 +75,18 @@ pub async fn import(
     state: web::Data<AppState>,
     body: ApiJson<ImportRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let record = Record::parse(&body.0.record).map_err(|e| {
-        ApiError::Validation(vec![FieldError::new("record", e.code(), e.to_string())])
-    })?;
     let now = state.clock.now();
-    let g = records::import_record(&state.games, &auth.user_id, record, now).await?;
-    Ok(HttpResponse::Created()
-        .insert_header((header::LOCATION, format!("/api/v1/games/{}", g.game.row.id)))
-        .json(game_view(&g, Some(&auth.user_id))))
+    let answer = async {
+        let record = Record::parse(&body.0.record).map_err(|e| {
+            ApiError::Validation(vec![FieldError::new("record", e.code(), e.to_string())])
+        })?;
+        let g = records::import_record(&state.games, &auth.user_id, record, now).await?;
+        Ok(HttpResponse::Created()
+            .insert_header((header::LOCATION, format!("/api/v1/games/{}", g.game.row.id)))
+            .json(game_view(&g, Some(&auth.user_id))))
+    };
+    let answer = answer.await;
+    let counted = crate::accounts::limits::Counted::Games;
+    let standing = crate::accounts::limits::standing(&state, &auth.user_id, counted, now).await?;
+    crate::routes::limited(answer, &standing)
 }

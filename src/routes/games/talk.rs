@@ -114,15 +114,21 @@ pub async fn post(
     path: web::Path<GameId>,
     body: ApiJson<ChatRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let ChatRequest { text, to } = body.0;
-    let to = match to.as_str() {
-        "all" => Recipient::Table,
-        seat => Recipient::Seat(seat_param("to", seat)?),
-    };
     let now = state.clock.now();
-    let message = NewMessage { text, to };
-    let message = chat::post_message(&state.games, &auth.user_id, &path, message, now).await?;
-    Ok(HttpResponse::Created().json(ChatMessageView::of(message)))
+    let answer = async {
+        let ChatRequest { text, to } = body.0;
+        let to = match to.as_str() {
+            "all" => Recipient::Table,
+            seat => Recipient::Seat(seat_param("to", seat)?),
+        };
+        let message = NewMessage { text, to };
+        let message = chat::post_message(&state.games, &auth.user_id, &path, message, now).await?;
+        Ok(HttpResponse::Created().json(ChatMessageView::of(message)))
+    };
+    let answer = answer.await;
+    let counted = crate::accounts::limits::Counted::Chat(path.into_inner());
+    let standing = crate::accounts::limits::standing(&state, &auth.user_id, counted, now).await?;
+    crate::routes::limited(answer, &standing)
 }
 
 /// The chat you may read: messages to the table and your private ones, oldest
