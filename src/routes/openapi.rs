@@ -307,6 +307,19 @@ impl Modify for ServerErrors {
                     )
                     .into()
                 });
+                // A NUL character is refused at the edge (routes::nul).
+                let has_query =
+                    operation.parameters.iter().flatten().any(|p| {
+                        matches!(p.parameter_in, utoipa::openapi::path::ParameterIn::Query)
+                    });
+                if has_query || has_body {
+                    responses.entry("422".into()).or_insert_with(|| {
+                        problem(
+                            "A NUL character in a query parameter or the body (`nul-character`)",
+                        )
+                        .into()
+                    });
+                }
                 // Pictures are bytes to keep, not text to parse: say so,
                 // or generated clients drop them.
                 for response in responses.values_mut() {

@@ -2915,6 +2915,15 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description A NUL character in a query parameter or the body (`nul-character`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests in flight from your address (`too-many-in-flight`) */
             429: {
                 headers: {
@@ -3026,7 +3035,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or ill-typed fields (`validation-failed`); `errors` names each */
+            /** @description A NUL character in a query parameter or the body (`nul-character`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4609,7 +4618,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or ill-typed fields (`validation-failed`); `errors` names each */
+            /** @description A NUL character in a query parameter or the body (`nul-character`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7771,6 +7780,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A NUL character in a query parameter or the body (`nul-character`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests in flight from your address (`too-many-in-flight`) */
             429: {
                 headers: {
@@ -7834,6 +7852,15 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A NUL character in a query parameter or the body (`nul-character`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
