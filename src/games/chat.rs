@@ -210,7 +210,9 @@ pub async fn read_messages(
         )
         .map_err(|e| super::model::of_row(e, format!("the chat of game {id}")))?;
         let mut messages = Vec::with_capacity(rows.len());
-        for (n, row) in (after + 1..).zip(rows) {
+        for (i, row) in rows.into_iter().enumerate() {
+            // (Saturating: `after` may be any int32 a client sends.)
+            let n = after.saturating_add(1).saturating_add(i as i32);
             let from = super::model::parse_seat_name(&row.from_seat).ok_or_else(|| {
                 anyhow::anyhow!(
                     "chat message {} of game {id} has no seat {:?}",

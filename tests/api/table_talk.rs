@@ -586,6 +586,11 @@ async fn chat_is_numbered_per_reader(backend: Backend) {
         "after is in the reader's numbering"
     );
     assert_eq!(numbered_chat_of(&app, &t.tokens[2], &id, 3).await.len(), 1);
+    assert!(
+        numbered_chat_of(&app, &t.tokens[2], &id, i64::from(i32::MAX) - 1)
+            .await
+            .is_empty()
+    );
     let numbers = |events: Vec<Value>| -> Vec<i64> {
         events.iter().map(|e| e["n"].as_i64().unwrap()).collect()
     };
