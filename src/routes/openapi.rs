@@ -203,7 +203,7 @@ impl Modify for Security {
 }
 
 /// The operations under a rate limit, with the policy named in their
-/// `RateLimit-Policy` and `RateLimit` header fields (README, "Limits").
+/// `RateLimit-Policy` and `RateLimit` header fields (docs/security.md, "Limits").
 pub const RATE_LIMITED: &[(&str, &str)] = &[
     ("log_in", "login"),
     ("register_account", "registration"),
